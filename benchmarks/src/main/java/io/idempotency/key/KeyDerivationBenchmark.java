@@ -1,0 +1,79 @@
+package io.idempotency.key;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.LocalDate;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The cost of deriving one key for a call with ten arguments, from JSON text (as a model sends it) and
+ * from a Java record (as a tool method receives it). The floor, measured in the same run, is the SHA-256
+ * of the canonical text alone: the part of the work no implementation of the specification can skip.
+ * Read the results (medians, p0.50) as ratios to the floor.
+ */
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(2)
+@Threads(1)
+@State(Scope.Benchmark)
+public class KeyDerivationBenchmark {
+
+	public record QuoteRequest(String accountName, String accountId, String sku, int quantity, double unitPrice,
+			String currency, LocalDate deliverBy, boolean expedite, String note, String contactEmail) {
+	}
+
+	private static final String TOOL = "draft_quote";
+
+	private static final String RUN = "run-7f3a2c";
+
+	private String argumentsJson;
+
+	private Map<String, Object> arguments;
+
+	private byte[] canonical;
+
+	@Setup
+	public void setUp() {
+		this.argumentsJson = """
+				{"sku": " SKU-4411", "quantity": 200, "accountName": "Henderson Industrial", "accountId": "4471",
+				 "unitPrice": 19.99, "currency": "EUR", "deliverBy": "2026-12-18", "expedite": false,
+				 "note": "Customer asked for the usual pallet packing", "contactEmail": "buyer@henderson.example"}
+				""";
+		this.arguments = Map.of("request", new QuoteRequest("Henderson Industrial", "4471", " SKU-4411", 200, 19.99,
+				"EUR", LocalDate.of(2026, 12, 18), false, "Customer asked for the usual pallet packing",
+				"buyer@henderson.example"));
+		this.canonical = IdempotencyKeys.canonicalJson(TOOL, this.argumentsJson, RUN).getBytes(StandardCharsets.UTF_8);
+	}
+
+	@Benchmark
+	public IdempotencyKey fromJsonText() {
+		return IdempotencyKeys.derive(TOOL, this.argumentsJson, RUN);
+	}
+
+	@Benchmark
+	public IdempotencyKey fromJavaRecord() {
+		return IdempotencyKeys.derive(TOOL, this.arguments, RUN);
+	}
+
+	@Benchmark
+	public byte[] floorSha256OfCanonicalText() throws NoSuchAlgorithmException {
+		return MessageDigest.getInstance("SHA-256").digest(this.canonical);
+	}
+
+}

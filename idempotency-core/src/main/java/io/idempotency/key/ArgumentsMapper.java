@@ -1,0 +1,77 @@
+package io.idempotency.key;
+
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.StreamReadConstraints;
+import tools.jackson.core.StreamReadFeature;
+import tools.jackson.core.json.JsonFactory;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectReader;
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.cfg.DateTimeFeature;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.MissingNode;
+
+/**
+ * Turns arguments into a JSON tree with a mapper of the library's own, configured once, so that the
+ * application's JSON settings (naming strategy, inclusion, date formats) never change a key.
+ */
+final class ArgumentsMapper {
+
+	/** Longer number literals are refused before they are parsed; the plain-form limit applies after. */
+	private static final int MAX_NUMBER_LITERAL = 10 * CanonicalNumbers.MAX_DIGITS;
+
+	private static final JsonMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
+		.streamReadConstraints(StreamReadConstraints.builder()
+			.maxNumberLength(MAX_NUMBER_LITERAL)
+			.maxNestingDepth(500)
+			.maxStringLength(20_000_000)
+			.build())
+		.enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+		.build())
+		.enable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+		.disable(DateTimeFeature.WRITE_DATES_AS_TIMESTAMPS)
+		.build();
+
+	/** Reads number text as its exact decimal value, never through {@code double}. */
+	private static final ObjectReader EXACT_READER = MAPPER.reader()
+		.with(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+	private ArgumentsMapper() {
+	}
+
+	static JsonNode readJson(String json, Canonicaliser canonicaliser) {
+		JsonParser parser = EXACT_READER.createParser(json);
+		try (parser) {
+			JsonNode arguments = EXACT_READER.readTree(parser);
+			if (arguments != null && parser.nextToken() != null) {
+				throw canonicaliser.refused(ArgumentPath.ROOT,
+						"are not valid JSON: more content follows the arguments object", null);
+			}
+			return (arguments != null) ? arguments : MissingNode.getInstance();
+		}
+		catch (JacksonException ex) {
+			ArgumentPath path = ArgumentPath.of(parser.streamReadContext());
+			String verb = (path == ArgumentPath.ROOT) ? "are" : "is";
+			throw canonicaliser.refused(path, verb + " not valid JSON: " + ex.getOriginalMessage(), ex);
+		}
+	}
+
+	static JsonNode valueToTree(Object arguments, Canonicaliser canonicaliser) {
+		try {
+			return MAPPER.valueToTree(arguments);
+		}
+		catch (JacksonException ex) {
+			throw canonicaliser.refused(ArgumentPath.of(ex.getPath()),
+					"cannot be written as JSON: " + ex.getOriginalMessage(), ex);
+		}
+		catch (StackOverflowError ex) {
+			// Jackson builds trees without a depth limit; a cycle recurses until the stack runs out and
+			// unwinds cleanly to here.
+			throw canonicaliser.refused(ArgumentPath.ROOT,
+					"cannot be written as JSON: the object graph is cyclic or nested too deeply", null);
+		}
+	}
+
+}

@@ -1,0 +1,153 @@
+package io.idempotency.key;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import tools.jackson.core.Base64Variants;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.POJONode;
+
+/**
+ * Writes a tree of arguments in canonical JSON (key specification version 1, steps 1 and 3): null
+ * members dropped, members ordered by name in UTF-16 code units, strings trimmed and in NFC, numbers
+ * plain, no white space.
+ */
+final class Canonicaliser {
+
+	private final String tool;
+
+	Canonicaliser(String tool) {
+		this.tool = tool;
+	}
+
+	/** The canonical envelope {@code {"arguments":A,"runId":R,"tool":T}}. */
+	String envelope(JsonNode arguments, String runId) {
+		if (!arguments.isObject()) {
+			throw refused(ArgumentPath.ROOT, "must be a JSON object, but are " + describe(arguments), null);
+		}
+		StringBuilder out = new StringBuilder(128);
+		out.append("{\"arguments\":");
+		write(arguments, ArgumentPath.ROOT, out);
+		out.append(",\"runId\":");
+		writeName(runId, "runId", out);
+		out.append(",\"tool\":");
+		writeName(this.tool, "tool", out);
+		out.append('}');
+		return out.toString();
+	}
+
+	private static void writeName(String value, String what, StringBuilder out) {
+		try {
+			CanonicalStrings.write(value, out);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException(what + " '" + value + "' " + ex.getMessage(), ex);
+		}
+	}
+
+	private void write(JsonNode node, ArgumentPath path, StringBuilder out) {
+		try {
+			switch (node.getNodeType()) {
+				case OBJECT -> writeObject(node, path, out);
+				case ARRAY -> writeArray(node, path, out);
+				case STRING -> CanonicalStrings.write(CanonicalStrings.normalise(node.stringValue()), out);
+				case NUMBER -> out.append(plainNumber(node));
+				case BOOLEAN -> out.append(node.booleanValue());
+				case NULL, MISSING -> out.append("null");
+				case BINARY -> CanonicalStrings.write(Base64Variants.getDefaultVariant().encode(node.binaryValue()), out);
+				case POJO -> writeEmbedded(((POJONode) node).getPojo(), out);
+			}
+		}
+		catch (IllegalArgumentException ex) {
+			if (ex instanceof InvalidArgumentsException) {
+				throw ex;
+			}
+			throw refused(path, ex.getMessage(), null);
+		}
+	}
+
+	/** A member whose value is null is the same intent as an absent member. */
+	private static boolean isAbsent(JsonNode value) {
+		return value.isNull() || value.isMissingNode() || (value.isPojo() && ((POJONode) value).getPojo() == null);
+	}
+
+	/** Jackson embeds some values in a tree as they are: binary data as {@code byte[]}. */
+	private static void writeEmbedded(Object value, StringBuilder out) {
+		if (value == null) {
+			out.append("null");
+		}
+		else if (value instanceof byte[] bytes) {
+			CanonicalStrings.write(Base64Variants.getDefaultVariant().encode(bytes), out);
+		}
+		else {
+			throw new IllegalArgumentException(
+					"is a value of type " + value.getClass().getName() + ", which cannot be written as JSON");
+		}
+	}
+
+	private void writeObject(JsonNode node, ArgumentPath path, StringBuilder out) {
+		List<Map.Entry<String, JsonNode>> members = new ArrayList<>(node.size());
+		for (Map.Entry<String, JsonNode> member : node.properties()) {
+			if (!isAbsent(member.getValue())) {
+				members.add(member);
+			}
+		}
+		members.sort(Map.Entry.comparingByKey());
+		out.append('{');
+		for (int i = 0; i < members.size(); i++) {
+			Map.Entry<String, JsonNode> member = members.get(i);
+			ArgumentPath memberPath = path.member(member.getKey());
+			if (i > 0) {
+				out.append(',');
+			}
+			try {
+				CanonicalStrings.write(member.getKey(), out);
+			}
+			catch (IllegalArgumentException ex) {
+				throw refused(memberPath, "has a name that " + ex.getMessage(), null);
+			}
+			out.append(':');
+			write(member.getValue(), memberPath, out);
+		}
+		out.append('}');
+	}
+
+	private void writeArray(JsonNode node, ArgumentPath path, StringBuilder out) {
+		out.append('[');
+		for (int i = 0; i < node.size(); i++) {
+			if (i > 0) {
+				out.append(',');
+			}
+			write(node.get(i), path.element(i), out);
+		}
+		out.append(']');
+	}
+
+	private static String plainNumber(JsonNode node) {
+		return switch (node.numberType()) {
+			case INT, LONG -> Long.toString(node.longValue());
+			case BIG_INTEGER -> CanonicalNumbers.plain(node.bigIntegerValue());
+			case BIG_DECIMAL -> CanonicalNumbers.plain(node.decimalValue());
+			case DOUBLE -> CanonicalNumbers.plain(node.doubleValue());
+			case FLOAT -> CanonicalNumbers.plain(node.floatValue());
+		};
+	}
+
+	InvalidArgumentsException refused(ArgumentPath path, String problem, Throwable cause) {
+		return new InvalidArgumentsException(this.tool, path.toString(), problem, cause);
+	}
+
+	private static String describe(JsonNode node) {
+		return switch (node.getNodeType()) {
+			case ARRAY -> "an array";
+			case STRING -> "a string";
+			case NUMBER -> "a number";
+			case BOOLEAN -> "a boolean";
+			case NULL -> "null";
+			case MISSING -> "empty";
+			default -> "not an object";
+		};
+	}
+
+}

@@ -1,0 +1,143 @@
+package io.idempotency.key;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Parameter;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Derives idempotency keys (key specification version 1): the SHA-256 of the canonical JSON envelope
+ * {@code {"arguments":A,"runId":R,"tool":T}}.
+ *
+ * <p>The key is scoped to the <em>run</em> (one user request to the agent), never to the user or the
+ * session, and covers the canonicalised arguments: the same call retried within a run gets the same key,
+ * whatever the order of its arguments or the white space around its strings; a new run gets a new key.
+ * Nothing else, and in particular no time or random value, goes into it.
+ *
+ * <p>All methods are thread-safe and refuse bad input with an {@link InvalidArgumentsException} that
+ * names the offending argument, or an {@link IllegalArgumentException} for a blank tool or run id.
+ */
+public final class IdempotencyKeys {
+
+	/**
+	 * Parameter types that carry context rather than intent, and so are never arguments. Named, because
+	 * the frameworks that define them are optional.
+	 */
+	private static final Set<String> CONTEXT_PARAMETER_TYPES = Set.of("org.springframework.ai.chat.model.ToolContext");
+
+	private IdempotencyKeys() {
+	}
+
+	/**
+	 * Derives the key of a tool call whose arguments arrive as JSON text, as a model sends them. Numbers
+	 * keep the exact value of their text: {@code 9007199254740993} is never rounded.
+	 * @param tool the tool's stable name, used exactly as given
+	 * @param argumentsJson a JSON object of parameter name to value
+	 * @param runId the id of the run, used exactly as given
+	 */
+	public static IdempotencyKey derive(String tool, String argumentsJson, String runId) {
+		return hash(canonicalJson(tool, argumentsJson, runId));
+	}
+
+	/**
+	 * Derives the key of a tool call whose arguments are Java values by parameter name. Records and beans
+	 * become JSON objects of their properties; {@code double} and {@code float} values become the shortest
+	 * decimal that reads back as the same value; a {@code null} value is the same as an absent one.
+	 * @param tool the tool's stable name, used exactly as given
+	 * @param arguments parameter name to value
+	 * @param runId the id of the run, used exactly as given
+	 */
+	public static IdempotencyKey derive(String tool, Map<String, ?> arguments, String runId) {
+		return hash(canonicalJson(tool, arguments, runId));
+	}
+
+	/**
+	 * Derives the key of an invocation of a tool method: each parameter is an argument named by the
+	 * parameter's name, except parameters that carry context rather than intent (Spring AI's
+	 * {@code ToolContext}). The method must be compiled with {@code -parameters}.
+	 * @param tool the tool's stable name, used exactly as given
+	 * @param method the invoked method
+	 * @param args the invocation's arguments, one per parameter
+	 * @param runId the id of the run, used exactly as given
+	 * @throws IllegalArgumentException if parameter names were not compiled in, or the arguments do not
+	 * match the method's parameters
+	 */
+	public static IdempotencyKey derive(String tool, Method method, Object[] args, String runId) {
+		return derive(tool, argumentsOf(method, args), runId);
+	}
+
+	/** The arguments of an invocation by parameter name, without context parameters, in declaration order. */
+	static Map<String, Object> argumentsOf(Method method, Object[] args) {
+		Objects.requireNonNull(method, "method");
+		Parameter[] parameters = method.getParameters();
+		int given = (args != null) ? args.length : 0;
+		if (given != parameters.length) {
+			throw new IllegalArgumentException("Method " + method.toGenericString() + " takes " + parameters.length
+					+ " arguments, but " + given + " were given");
+		}
+		Map<String, Object> arguments = new LinkedHashMap<>();
+		for (int i = 0; i < parameters.length; i++) {
+			Parameter parameter = parameters[i];
+			if (CONTEXT_PARAMETER_TYPES.contains(parameter.getType().getName())) {
+				continue;
+			}
+			if (!parameter.isNamePresent()) {
+				throw new IllegalArgumentException("Parameter names of " + method.toGenericString()
+						+ " are not available: compile with -parameters (maven-compiler-plugin <parameters>true</parameters>,"
+						+ " Gradle options.compilerArgs << '-parameters'), because keys are derived by parameter name");
+			}
+			arguments.put(parameter.getName(), args[i]);
+		}
+		return arguments;
+	}
+
+	/** The canonical envelope of a call whose arguments are JSON text: what {@link #derive} hashes. */
+	static String canonicalJson(String tool, String argumentsJson, String runId) {
+		Canonicaliser canonicaliser = new Canonicaliser(requireText(tool, "tool"));
+		requireText(runId, "runId");
+		if (argumentsJson == null) {
+			throw canonicaliser.refused(ArgumentPath.ROOT, "must be a JSON object, but are null", null);
+		}
+		return canonicaliser.envelope(ArgumentsMapper.readJson(argumentsJson, canonicaliser), runId);
+	}
+
+	/** The canonical envelope of a call whose arguments are Java values: what {@link #derive} hashes. */
+	static String canonicalJson(String tool, Map<String, ?> arguments, String runId) {
+		Canonicaliser canonicaliser = new Canonicaliser(requireText(tool, "tool"));
+		requireText(runId, "runId");
+		if (arguments == null) {
+			throw canonicaliser.refused(ArgumentPath.ROOT, "must be a map of parameter name to value, but are null",
+					null);
+		}
+		return canonicaliser.envelope(ArgumentsMapper.valueToTree(arguments, canonicaliser), runId);
+	}
+
+	private static IdempotencyKey hash(String canonicalJson) {
+		byte[] canonical = canonicalJson.getBytes(StandardCharsets.UTF_8);
+		return new IdempotencyKey(HexFormat.of().formatHex(sha256().digest(canonical)));
+	}
+
+	private static MessageDigest sha256() {
+		try {
+			return MessageDigest.getInstance("SHA-256");
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("Every Java platform provides SHA-256", ex);
+		}
+	}
+
+	private static String requireText(String value, String name) {
+		if (value == null || value.isBlank()) {
+			throw new IllegalArgumentException(name + " must not be blank, but was "
+					+ (value == null ? "null" : "'" + value + "'"));
+		}
+		return value;
+	}
+
+}
