@@ -1,0 +1,74 @@
+package io.idempotency.ledger;
+
+import java.time.Instant;
+
+import io.idempotency.key.IdempotencyKey;
+
+/**
+ * The answer to a claim. Exactly one claim per key is {@link Won}; it alone executes the call and records
+ * its outcome. Every other claim learns from the existing row why it must not execute.
+ */
+public sealed interface Claim {
+
+	/** The key claimed or contended for. */
+	IdempotencyKey key();
+
+	/** This call holds the key: execute it, then record the outcome. */
+	record Won(IdempotencyKey key) implements Claim {
+	}
+
+	/** The call already succeeded in this run: answer with the stored result, marked as replayed. */
+	record Replay(LedgerEntry entry) implements Claim {
+
+		@Override
+		public IdempotencyKey key() {
+			return this.entry.key();
+		}
+
+		/** The stored result as JSON, or {@code null} for a tool that returns nothing. */
+		public String result() {
+			return this.entry.result();
+		}
+
+	}
+
+	/** The call already ran in this run and definitely failed; it is not executed again. */
+	record PreviousAttemptFailed(LedgerEntry entry) implements Claim {
+
+		@Override
+		public IdempotencyKey key() {
+			return this.entry.key();
+		}
+
+		public String error() {
+			return this.entry.error();
+		}
+
+	}
+
+	/**
+	 * The call is executing, or its outcome is unknown until the reconciler resolves it. Not a failure:
+	 * retrying it is how one timeout becomes three tickets.
+	 */
+	record InProgress(LedgerEntry entry) implements Claim {
+
+		@Override
+		public IdempotencyKey key() {
+			return this.entry.key();
+		}
+
+		/** When the call was claimed, by the database clock. */
+		public Instant since() {
+			return this.entry.startedAt();
+		}
+
+	}
+
+	/**
+	 * Another user holds this key. Nothing of that user's row is revealed; the call is refused. Two users
+	 * sharing a run id is a bug in the application or an attack.
+	 */
+	record HeldByAnotherUser(IdempotencyKey key) implements Claim {
+	}
+
+}

@@ -1,0 +1,56 @@
+package io.idempotency.ledger;
+
+import java.util.Objects;
+import java.util.Set;
+
+import io.idempotency.key.IdempotencyKey;
+
+/**
+ * What a call asks of the ledger before it executes.
+ *
+ * @param key the call's idempotency key, derived over the full arguments
+ * @param runId the run the call belongs to
+ * @param userId the user on whose behalf it runs, or {@code null} where the application has no users; a
+ * row is only ever answered to the same user
+ * @param tool the tool's name
+ * @param arguments the full arguments as a JSON object; sensitive values are redacted before they are
+ * stored
+ * @param sensitiveNames names of members to redact in this call, in addition to the ledger's configured
+ * ones (for example parameters marked sensitive)
+ */
+public record ClaimRequest(IdempotencyKey key, String runId, String userId, String tool, String arguments,
+		Set<String> sensitiveNames) {
+
+	/** The longest run id, user id and tool name the ledger stores. */
+	public static final int MAX_NAME_LENGTH = 255;
+
+	public ClaimRequest {
+		Objects.requireNonNull(key, "key");
+		requireName(runId, "runId", false);
+		requireName(userId, "userId", true);
+		requireName(tool, "tool", false);
+		Objects.requireNonNull(arguments, "arguments");
+		sensitiveNames = (sensitiveNames != null) ? Set.copyOf(sensitiveNames) : Set.of();
+	}
+
+	public ClaimRequest(IdempotencyKey key, String runId, String userId, String tool, String arguments) {
+		this(key, runId, userId, tool, arguments, Set.of());
+	}
+
+	private static void requireName(String value, String name, boolean optional) {
+		if (value == null) {
+			if (!optional) {
+				throw new IllegalArgumentException(name + " must not be null");
+			}
+			return;
+		}
+		if (value.isBlank()) {
+			throw new IllegalArgumentException(name + " must not be blank");
+		}
+		if (value.length() > MAX_NAME_LENGTH) {
+			throw new IllegalArgumentException(name + " is " + value.length() + " characters long; the ledger stores at most "
+					+ MAX_NAME_LENGTH);
+		}
+	}
+
+}

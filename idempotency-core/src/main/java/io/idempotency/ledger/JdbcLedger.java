@@ -1,0 +1,396 @@
+package io.idempotency.ledger;
+
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+import javax.sql.DataSource;
+
+import io.idempotency.key.IdempotencyKey;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.support.JdbcUtils;
+import org.springframework.jdbc.support.MetaDataAccessException;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The ledger on a relational database: a table whose unique constraint on the idempotency key decides,
+ * atomically, which one of any number of identical calls executes. PostgreSQL, MariaDB, MySQL and H2 are
+ * supported; the dialect is chosen from the JDBC metadata.
+ *
+ * <p>Every write is committed before the call goes on, even when the caller has a transaction open: a claim
+ * must be visible to every other caller before the effect starts, and must survive the caller's rollback.
+ * Outside a transaction each statement commits on its own; inside one, the ledger suspends it and uses a
+ * short transaction of its own. Times come from the database clock.
+ *
+ * <p>Thread-safe. {@link #close()} flushes the replay counts that are still in memory.
+ */
+public final class JdbcLedger implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(JdbcLedger.class);
+
+	/** The longest error text stored; longer ones are cut. */
+	public static final int MAX_ERROR_LENGTH = 4000;
+
+	private static final int REPLAY_COUNT_CAPACITY = 100_000;
+
+	private final JdbcTemplate jdbc;
+
+	private final TransactionTemplate ownTransaction;
+
+	private final LedgerDialect dialect;
+
+	private final TableName table;
+
+	private final LedgerStatements sql;
+
+	private final Redaction redaction;
+
+	private final ReplayCounter replays = new ReplayCounter(REPLAY_COUNT_CAPACITY);
+
+	private final AtomicLong lateCompletions = new AtomicLong();
+
+	/**
+	 * A ledger on the table {@code tool_audit} that redacts the {@linkplain Redaction#defaults() default
+	 * names}.
+	 */
+	public JdbcLedger(DataSource dataSource) {
+		this(dataSource, TableName.DEFAULT, Redaction.defaults());
+	}
+
+	/**
+	 * A ledger on the given table.
+	 * @param tableName the table, optionally schema-qualified; checked as an SQL identifier
+	 * @param redaction what to remove from arguments before they are stored
+	 * @throws IllegalArgumentException if the table name is not a valid SQL identifier
+	 * @throws IllegalStateException if the database is not supported
+	 */
+	public JdbcLedger(DataSource dataSource, String tableName, Redaction redaction) {
+		Objects.requireNonNull(dataSource, "dataSource");
+		this.table = TableName.of(tableName);
+		this.redaction = Objects.requireNonNull(redaction, "redaction");
+		this.dialect = dialectOf(dataSource);
+		this.sql = new LedgerStatements(this.dialect, this.table);
+		this.jdbc = new JdbcTemplate(dataSource);
+		DataSourceTransactionManager transactions = new DataSourceTransactionManager(dataSource);
+		this.ownTransaction = new TransactionTemplate(transactions);
+		this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		this.ownTransaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+	}
+
+	static LedgerDialect dialectOf(DataSource dataSource) {
+		try {
+			String product = JdbcUtils.extractDatabaseMetaData(dataSource, DatabaseMetaData::getDatabaseProductName);
+			return LedgerDialect.forProductName(product);
+		}
+		catch (MetaDataAccessException ex) {
+			throw new IllegalStateException("Could not tell which database the idempotency ledger is on", ex);
+		}
+	}
+
+	/** The table this ledger writes. */
+	public String tableName() {
+		return this.table.qualified();
+	}
+
+	/**
+	 * Claims the call's key. The insert either wins, and the call may execute, or it loses to an existing
+	 * row, which is read in the same call and tells why the call must not execute. Never check-then-insert:
+	 * the unique constraint decides.
+	 * @throws IllegalArgumentException if the arguments are not valid JSON
+	 */
+	public Claim claim(ClaimRequest request) {
+		String storedArguments = this.redaction.redact(request.arguments(), request.sensitiveNames());
+		Claim claim = committed(() -> claimOnce(request, storedArguments));
+		if (!(claim instanceof Claim.Won) && !(claim instanceof Claim.HeldByAnotherUser)) {
+			this.replays.record(request.key());
+		}
+		return claim;
+	}
+
+	private Claim claimOnce(ClaimRequest request, String storedArguments) {
+		// A row can vanish between the losing insert and the read (purged, or rolled back by its owner's
+		// transaction); then the key is free again and the claim is tried anew.
+		for (int attempt = 0; attempt < 3; attempt++) {
+			if (insert(request, storedArguments)) {
+				return new Claim.Won(request.key());
+			}
+			Optional<LedgerEntry> existing = find(request.key());
+			if (existing.isPresent()) {
+				return answerFrom(existing.get(), request);
+			}
+		}
+		throw new IllegalStateException("The claim of " + request.key() + " neither won nor found the row it lost to");
+	}
+
+	private boolean insert(ClaimRequest request, String storedArguments) {
+		try {
+			return this.jdbc.update(this.sql.claim, request.key().value(), request.runId(), request.userId(),
+					request.tool(), storedArguments) == 1;
+		}
+		catch (DuplicateKeyException lost) {
+			return false;
+		}
+	}
+
+	private Claim answerFrom(LedgerEntry existing, ClaimRequest request) {
+		if (!Objects.equals(existing.userId(), request.userId())) {
+			logger.warn("A call of tool '" + request.tool() + "' in run '" + request.runId() + "' lost its claim on key "
+					+ request.key() + " to a row of another user; refusing it without revealing that row. Two users"
+					+ " sharing a run id is a bug in the application or an attack.");
+			return new Claim.HeldByAnotherUser(request.key());
+		}
+		return switch (existing.status()) {
+			case SUCCEEDED -> new Claim.Replay(existing);
+			case FAILED -> new Claim.PreviousAttemptFailed(existing);
+			case ATTEMPTING, UNKNOWN -> new Claim.InProgress(existing);
+		};
+	}
+
+	/**
+	 * Records that the claimed call returned. Only the attempt that holds the claim may: if the row is no
+	 * longer attempting (the reconciler resolved it meanwhile), nothing is written, and the late completion
+	 * is logged and counted.
+	 * @param resultJson the result as JSON, or {@code null} for a tool that returns nothing
+	 * @return whether the outcome was recorded; {@code false} for a late completion
+	 */
+	public boolean recordSucceeded(IdempotencyKey key, String resultJson) {
+		return recordOutcome(key, LedgerStatus.SUCCEEDED, resultJson, null);
+	}
+
+	/**
+	 * Records that the claimed call definitely did not take effect. A repeat of it is answered as a
+	 * previous failure and not executed.
+	 * @return whether the outcome was recorded; {@code false} for a late completion
+	 */
+	public boolean recordFailed(IdempotencyKey key, String error) {
+		return recordOutcome(key, LedgerStatus.FAILED, null, error);
+	}
+
+	/**
+	 * Records that the claimed call ended without telling whether it took effect (a timeout, an I/O error).
+	 * The reconciler resolves it.
+	 * @return whether the outcome was recorded; {@code false} for a late completion
+	 */
+	public boolean recordUnknown(IdempotencyKey key, String error) {
+		return recordOutcome(key, LedgerStatus.UNKNOWN, null, error);
+	}
+
+	private boolean recordOutcome(IdempotencyKey key, LedgerStatus outcome, String resultJson, String error) {
+		int updated = committed(() -> this.jdbc.update(this.sql.recordOutcome, outcome.columnValue(), resultJson,
+				truncate(error), key.value()));
+		if (updated == 1) {
+			return true;
+		}
+		this.lateCompletions.incrementAndGet();
+		String found = find(key).map((entry) -> "is already " + entry.status().columnValue()).orElse("no longer exists");
+		logger.warn("Late completion of key " + key + ": the call ended " + outcome.columnValue()
+				+ ", but its ledger row " + found + "; the row is left as it is");
+		return false;
+	}
+
+	/** The row of a key, if there is one. */
+	public Optional<LedgerEntry> find(IdempotencyKey key) {
+		return this.jdbc.query(this.sql.findByKey, this::entry, key.value()).stream().findFirst();
+	}
+
+	/**
+	 * Takes a batch of rows that have been attempting or unknown for longer than a threshold, for the
+	 * reconciler, and leases them: until the lease ends, or the row is resolved or postponed by this lease,
+	 * no other caller (on this or any other instance) receives the same rows.
+	 * @param olderThan how long a row must have been unsettled
+	 * @param limit the most rows to take
+	 * @param leaseFor how long the rows are reserved for the caller
+	 * @return the leased rows, oldest first, each carrying its lease in {@link LedgerEntry#reconcileOwner()}
+	 */
+	public List<LedgerEntry> leaseStale(Duration olderThan, int limit, Duration leaseFor) {
+		requireNotNegative(olderThan, "olderThan");
+		requirePositive(leaseFor, "leaseFor");
+		if (limit < 1) {
+			throw new IllegalArgumentException("limit must be at least 1, but was " + limit);
+		}
+		String owner = UUID.randomUUID().toString();
+		return this.ownTransaction.execute((status) -> {
+			List<LedgerEntry> stale = this.jdbc.query(this.sql.findStale, this::entry, micros(olderThan), limit);
+			List<LedgerEntry> leased = new ArrayList<>(stale.size());
+			for (LedgerEntry entry : stale) {
+				this.jdbc.update(this.sql.lease, owner, micros(leaseFor), entry.id());
+				leased.add(new LedgerEntry(entry.id(), entry.key(), entry.runId(), entry.userId(), entry.tool(),
+						entry.arguments(), entry.status(), entry.result(), entry.error(), entry.startedAt(),
+						entry.finishedAt(), entry.replayCount(), entry.reconcileAttempts() + 1, owner));
+			}
+			return leased;
+		});
+	}
+
+	/**
+	 * Resolves a leased row as succeeded: the reconciler found that the call took effect.
+	 * @return whether it was resolved; {@code false} if the lease was lost or the row settled meanwhile
+	 */
+	public boolean resolveSucceeded(LedgerEntry leased, String resultJson) {
+		return resolve(leased, LedgerStatus.SUCCEEDED, resultJson, null);
+	}
+
+	/**
+	 * Resolves a leased row as failed: the reconciler found that the call did not take effect.
+	 * @return whether it was resolved; {@code false} if the lease was lost or the row settled meanwhile
+	 */
+	public boolean resolveFailed(LedgerEntry leased, String error) {
+		return resolve(leased, LedgerStatus.FAILED, null, error);
+	}
+
+	private boolean resolve(LedgerEntry leased, LedgerStatus outcome, String resultJson, String error) {
+		String owner = requireLease(leased);
+		return committed(() -> this.jdbc.update(this.sql.resolve, outcome.columnValue(), resultJson, truncate(error),
+				leased.id(), owner)) == 1;
+	}
+
+	/**
+	 * Gives a leased row back unresolved, to be taken again after a pause: the reconcile function could not
+	 * tell this time.
+	 * @return whether the row was given back; {@code false} if the lease was lost or the row settled
+	 */
+	public boolean postpone(LedgerEntry leased, Duration retryAfter) {
+		requireNotNegative(retryAfter, "retryAfter");
+		String owner = requireLease(leased);
+		return committed(() -> this.jdbc.update(this.sql.postpone, micros(retryAfter), leased.id(), owner)) == 1;
+	}
+
+	/**
+	 * Deletes settled rows (succeeded or failed) started longer ago than the retention, in batches of
+	 * bounded size, each in its own transaction. Unsettled rows are never deleted.
+	 * @return how many rows were deleted
+	 */
+	public long purgeSettled(Duration retention, int batchSize) {
+		requireNotNegative(retention, "retention");
+		if (batchSize < 1) {
+			throw new IllegalArgumentException("batchSize must be at least 1, but was " + batchSize);
+		}
+		long total = 0;
+		int deleted;
+		do {
+			deleted = committed(() -> this.jdbc.update(this.sql.purgeSettled, micros(retention), batchSize));
+			total += deleted;
+		}
+		while (deleted == batchSize);
+		return total;
+	}
+
+	/**
+	 * Writes the replay counts held in memory to their rows, in one batch. Call it regularly (the starter
+	 * schedules it) and on shutdown.
+	 * @return how many keys' counts were written
+	 */
+	public int flushReplayCounts() {
+		List<ReplayCounter.Pending> counts = this.replays.drain();
+		if (counts.isEmpty()) {
+			return 0;
+		}
+		try {
+			this.ownTransaction.executeWithoutResult((status) -> this.jdbc.batchUpdate(this.sql.addReplays, counts,
+					counts.size(), (statement, count) -> {
+						statement.setLong(1, count.replays());
+						statement.setString(2, count.key().value());
+					}));
+			return counts.size();
+		}
+		catch (RuntimeException ex) {
+			this.replays.restore(counts);
+			throw ex;
+		}
+	}
+
+	/**
+	 * Executions and replays over a window ending now, across every instance that writes this table, as
+	 * far as replay counts have been flushed.
+	 */
+	public ReplayStatistics replayStatistics(Duration window) {
+		requirePositive(window, "window");
+		return this.jdbc.queryForObject(this.sql.replayStatistics,
+				(row, n) -> new ReplayStatistics(window, row.getLong(1), row.getLong(2)), micros(window));
+	}
+
+	/** How many calls completed after their row had been resolved by someone else, since this ledger started. */
+	public long lateCompletions() {
+		return this.lateCompletions.get();
+	}
+
+	/** How many replays went uncounted because too many distinct keys waited for a flush. */
+	public long droppedReplayCounts() {
+		return this.replays.dropped();
+	}
+
+	/** Flushes the replay counts still in memory. */
+	@Override
+	public void close() {
+		try {
+			flushReplayCounts();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not flush the replay counts of the idempotency ledger on close", ex);
+		}
+	}
+
+	/**
+	 * Runs ledger statements so that they are committed when this returns, whatever the caller's transaction
+	 * does. Outside any Spring-managed transaction each statement commits on its own (one round trip); inside
+	 * one, they run in a new transaction of their own, with the caller's suspended.
+	 */
+	private <T> T committed(Supplier<T> statements) {
+		if (TransactionSynchronizationManager.isSynchronizationActive()) {
+			return this.ownTransaction.execute((status) -> statements.get());
+		}
+		return statements.get();
+	}
+
+	private LedgerEntry entry(ResultSet row, int rowNumber) throws SQLException {
+		return new LedgerEntry(row.getLong("id"), new IdempotencyKey(row.getString("idempotency_key")),
+				row.getString("run_id"), row.getString("user_id"), row.getString("tool"), row.getString("arguments"),
+				LedgerStatus.ofColumnValue(row.getString("status")), row.getString("result"), row.getString("error"),
+				this.dialect.timestamp(row, "started_at"), this.dialect.timestamp(row, "finished_at"),
+				row.getInt("replay_count"), row.getInt("reconcile_attempts"), row.getString("reconcile_owner"));
+	}
+
+	private static String requireLease(LedgerEntry leased) {
+		if (leased.reconcileOwner() == null) {
+			throw new IllegalArgumentException("Row " + leased.id() + " was not leased: take rows with leaseStale");
+		}
+		return leased.reconcileOwner();
+	}
+
+	private static String truncate(String error) {
+		return (error == null || error.length() <= MAX_ERROR_LENGTH) ? error : error.substring(0, MAX_ERROR_LENGTH);
+	}
+
+	private static long micros(Duration duration) {
+		return TimeUnit.MICROSECONDS.convert(duration);
+	}
+
+	private static void requireNotNegative(Duration duration, String name) {
+		if (duration == null || duration.isNegative()) {
+			throw new IllegalArgumentException(name + " must be zero or more, but was " + duration);
+		}
+	}
+
+	private static void requirePositive(Duration duration, String name) {
+		if (duration == null || duration.isNegative() || duration.isZero()) {
+			throw new IllegalArgumentException(name + " must be more than zero, but was " + duration);
+		}
+	}
+
+}

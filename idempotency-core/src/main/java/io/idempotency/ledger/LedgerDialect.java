@@ -1,0 +1,149 @@
+package io.idempotency.ledger;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Locale;
+
+/**
+ * What differs between databases: the clock, interval arithmetic, JSON parameters, the atomic claim and
+ * bounded deletes. Everything else is shared SQL in {@link LedgerStatements}.
+ */
+enum LedgerDialect {
+
+	/** PostgreSQL, and engines compatible with it. The claim never raises an error in the server log. */
+	POSTGRESQL("postgresql", "CURRENT_TIMESTAMP") {
+
+		@Override
+		String nowMinusMicros() {
+			return "(CURRENT_TIMESTAMP - CAST(? AS BIGINT) * INTERVAL '1 microsecond')";
+		}
+
+		@Override
+		String nowPlusMicros() {
+			return "(CURRENT_TIMESTAMP + CAST(? AS BIGINT) * INTERVAL '1 microsecond')";
+		}
+
+		@Override
+		String json() {
+			return "CAST(? AS JSONB)";
+		}
+
+		@Override
+		String claimConflictClause() {
+			return " ON CONFLICT (idempotency_key) DO NOTHING";
+		}
+
+	},
+
+	/** MariaDB 10.6+ and MySQL 8+; times are stored as UTC in DATETIME(6). */
+	MYSQL("mysql", "UTC_TIMESTAMP(6)") {
+
+		@Override
+		String nowMinusMicros() {
+			return "(UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND)";
+		}
+
+		@Override
+		String nowPlusMicros() {
+			return "(UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)";
+		}
+
+		@Override
+		String purge(String table, String settledBefore) {
+			// MySQL cannot select from the table it deletes from, but can bound a delete itself.
+			return "DELETE FROM " + table + " WHERE " + settledBefore + " ORDER BY started_at LIMIT ?";
+		}
+
+		@Override
+		Instant timestamp(ResultSet row, String column) throws SQLException {
+			LocalDateTime utc = row.getObject(column, LocalDateTime.class);
+			return (utc != null) ? utc.toInstant(ZoneOffset.UTC) : null;
+		}
+
+	},
+
+	/** H2 2.x. */
+	H2("h2", "CURRENT_TIMESTAMP") {
+
+		@Override
+		String nowMinusMicros() {
+			return "DATEADD(MICROSECOND, -CAST(? AS BIGINT), CURRENT_TIMESTAMP)";
+		}
+
+		@Override
+		String nowPlusMicros() {
+			return "DATEADD(MICROSECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP)";
+		}
+
+	};
+
+	private final String platform;
+
+	private final String now;
+
+	LedgerDialect(String platform, String now) {
+		this.platform = platform;
+		this.now = now;
+	}
+
+	/** The dialect of a database, by the product name its JDBC driver reports. */
+	static LedgerDialect forProductName(String productName) {
+		String name = productName.toLowerCase(Locale.ROOT);
+		if (name.contains("postgres")) {
+			return POSTGRESQL;
+		}
+		if (name.contains("mariadb") || name.contains("mysql")) {
+			return MYSQL;
+		}
+		if (name.equals("h2")) {
+			return H2;
+		}
+		throw new IllegalStateException("The idempotency ledger does not support " + productName
+				+ "; it supports PostgreSQL, MariaDB, MySQL and H2");
+	}
+
+	/** The platform name in the schema scripts' file names: {@code schema-<platform>.sql}. */
+	String platform() {
+		return this.platform;
+	}
+
+	/** The database's current time. */
+	String now() {
+		return this.now;
+	}
+
+	/** The database's current time less a number of microseconds, given as one parameter. */
+	abstract String nowMinusMicros();
+
+	/** The database's current time plus a number of microseconds, given as one parameter. */
+	abstract String nowPlusMicros();
+
+	/** A JSON value given as one text parameter. */
+	String json() {
+		return "?";
+	}
+
+	/**
+	 * What makes a losing claim insert nothing instead of failing; empty where a duplicate key error is
+	 * the signal.
+	 */
+	String claimConflictClause() {
+		return "";
+	}
+
+	/** Deletes at most one parameter's number of settled rows that match the given condition. */
+	String purge(String table, String settledBefore) {
+		return "DELETE FROM " + table + " WHERE id IN (SELECT id FROM " + table + " WHERE " + settledBefore
+				+ " ORDER BY started_at LIMIT ?)";
+	}
+
+	Instant timestamp(ResultSet row, String column) throws SQLException {
+		OffsetDateTime time = row.getObject(column, OffsetDateTime.class);
+		return (time != null) ? time.toInstant() : null;
+	}
+
+}

@@ -1,0 +1,76 @@
+package io.idempotency.ledger;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+
+import javax.sql.DataSource;
+
+import org.springframework.core.io.ByteArrayResource;
+import org.springframework.jdbc.datasource.init.DatabasePopulatorUtils;
+import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
+
+/**
+ * The ledger's schema scripts, shipped in this jar under {@code io/idempotency/ledger/}:
+ * {@code schema-postgresql.sql}, {@code schema-mysql.sql} (MariaDB and MySQL) and {@code schema-h2.sql},
+ * each with a {@code schema-drop-<platform>.sql}. They create the table {@code tool_audit}; apply them
+ * from Flyway or Liquibase as they are, or through this class for another table name.
+ */
+public final class LedgerSchema {
+
+	private static final String LOCATION = "io/idempotency/ledger/";
+
+	private LedgerSchema() {
+	}
+
+	/** The classpath location of the creation script for a platform, for example {@code postgresql}. */
+	public static String createScriptLocation(String platform) {
+		return "classpath:" + LOCATION + "schema-" + platform + ".sql";
+	}
+
+	/** The classpath location of the drop script for a platform. */
+	public static String dropScriptLocation(String platform) {
+		return "classpath:" + LOCATION + "schema-drop-" + platform + ".sql";
+	}
+
+	/** The script platform of a database: {@code postgresql}, {@code mysql} or {@code h2}. */
+	public static String platformOf(DataSource dataSource) {
+		return JdbcLedger.dialectOf(dataSource).platform();
+	}
+
+	/** The creation script for a platform and a table name. */
+	public static String createScript(String platform, String tableName) {
+		return TableName.of(tableName).applyTo(read("schema-" + platform + ".sql"));
+	}
+
+	/** Creates the ledger table and its indexes. */
+	public static void create(DataSource dataSource, String tableName) {
+		run(dataSource, createScript(platformOf(dataSource), tableName));
+	}
+
+	/** Drops the ledger table, if it exists. */
+	public static void drop(DataSource dataSource, String tableName) {
+		run(dataSource, TableName.of(tableName).applyTo(read("schema-drop-" + platformOf(dataSource) + ".sql")));
+	}
+
+	private static void run(DataSource dataSource, String script) {
+		ResourceDatabasePopulator populator = new ResourceDatabasePopulator(
+				new ByteArrayResource(script.getBytes(StandardCharsets.UTF_8)));
+		populator.setSqlScriptEncoding(StandardCharsets.UTF_8.name());
+		DatabasePopulatorUtils.execute(populator, dataSource);
+	}
+
+	private static String read(String name) {
+		try (InputStream in = LedgerSchema.class.getResourceAsStream(name)) {
+			if (in == null) {
+				throw new IllegalArgumentException("There is no ledger schema script " + LOCATION + name);
+			}
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+}

@@ -1,0 +1,550 @@
+package io.idempotency.ledger;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import io.idempotency.key.IdempotencyKey;
+import io.idempotency.key.IdempotencyKeys;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The ledger's behaviour, run unchanged on every supported database: a subclass only names its
+ * {@link DataSource}.
+ */
+abstract class LedgerContractTests {
+
+	static final String TABLE = "ledger_test";
+
+	static final String USER = "user-a";
+
+	private DataSource dataSource;
+
+	JdbcLedger ledger;
+
+	JdbcTemplate jdbc;
+
+	abstract DataSource dataSource();
+
+	@BeforeEach
+	void createTable() {
+		this.dataSource = dataSource();
+		LedgerSchema.drop(this.dataSource, TABLE);
+		LedgerSchema.create(this.dataSource, TABLE);
+		this.ledger = new JdbcLedger(this.dataSource, TABLE, Redaction.defaults());
+		this.jdbc = new JdbcTemplate(this.dataSource);
+	}
+
+	@AfterEach
+	void dropTable() {
+		LedgerSchema.drop(this.dataSource, TABLE);
+	}
+
+	static ClaimRequest request(String runId, String arguments) {
+		return request(runId, USER, arguments);
+	}
+
+	static ClaimRequest request(String runId, String userId, String arguments) {
+		return new ClaimRequest(IdempotencyKeys.derive("open_ticket", arguments, runId), runId, userId, "open_ticket",
+				arguments);
+	}
+
+	static final String ARGUMENTS = "{\"accountName\":\"Henderson Industrial\",\"issue\":\"seal failure\"}";
+
+	// The claim and the three cases of a lost claim
+
+	@Test
+	void theFirstClaimWinsAndLeavesTheRowAttempting() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+
+		assertThat(this.ledger.claim(request)).isEqualTo(new Claim.Won(request.key()));
+
+		LedgerEntry entry = this.ledger.find(request.key()).orElseThrow();
+		assertThat(entry.status()).isEqualTo(LedgerStatus.ATTEMPTING);
+		assertThat(entry.runId()).isEqualTo("r1");
+		assertThat(entry.userId()).isEqualTo(USER);
+		assertThat(entry.tool()).isEqualTo("open_ticket");
+		assertThat(entry.arguments()).contains("Henderson Industrial");
+		assertThat(entry.startedAt()).isNotNull();
+		assertThat(entry.finishedAt()).isNull();
+	}
+
+	@Test
+	void aRepeatOfASucceededCallIsAReplayOfTheStoredResult() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		this.ledger.claim(request);
+		this.ledger.recordSucceeded(request.key(), "{\"ticketId\":\"T-1001\"}");
+
+		Claim repeat = this.ledger.claim(request);
+
+		assertThat(repeat).isInstanceOfSatisfying(Claim.Replay.class,
+				(replay) -> assertThat(replay.result()).isEqualToIgnoringWhitespace("{\"ticketId\":\"T-1001\"}"));
+	}
+
+	@Test
+	void aRepeatOfAFailedCallIsAPreviousFailureAndDoesNotExecute() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		this.ledger.claim(request);
+		this.ledger.recordFailed(request.key(), "account is closed");
+
+		assertThat(this.ledger.claim(request)).isInstanceOfSatisfying(Claim.PreviousAttemptFailed.class,
+				(failed) -> assertThat(failed.error()).isEqualTo("account is closed"));
+	}
+
+	@Test
+	void aRepeatOfACallInFlightIsInProgressSinceItStarted() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		this.ledger.claim(request);
+		LedgerEntry entry = this.ledger.find(request.key()).orElseThrow();
+
+		assertThat(this.ledger.claim(request)).isInstanceOfSatisfying(Claim.InProgress.class,
+				(inProgress) -> assertThat(inProgress.since()).isEqualTo(entry.startedAt()));
+	}
+
+	@Test
+	void aRepeatOfACallWithAnUnknownOutcomeIsInProgressNotAFailure() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		this.ledger.claim(request);
+		this.ledger.recordUnknown(request.key(), "read timed out");
+
+		assertThat(this.ledger.claim(request)).isInstanceOf(Claim.InProgress.class);
+	}
+
+	@Test
+	void aNewRunClaimsItsOwnRow() {
+		// Monday's ticket and Tuesday's ticket: the same arguments in two runs are two intents.
+		assertThat(this.ledger.claim(request("monday", ARGUMENTS))).isInstanceOf(Claim.Won.class);
+		assertThat(this.ledger.claim(request("tuesday", ARGUMENTS))).isInstanceOf(Claim.Won.class);
+	}
+
+	// Recording outcomes
+
+	@Test
+	void eachOutcomeIsRecordedWithItsFinishingTime() {
+		ClaimRequest succeeded = request("r1", "{\"n\":1}");
+		ClaimRequest failed = request("r1", "{\"n\":2}");
+		ClaimRequest unknown = request("r1", "{\"n\":3}");
+		ClaimRequest returnsNothing = request("r1", "{\"n\":4}");
+		List.of(succeeded, failed, unknown, returnsNothing).forEach(this.ledger::claim);
+
+		assertThat(this.ledger.recordSucceeded(succeeded.key(), "[1,2]")).isTrue();
+		assertThat(this.ledger.recordFailed(failed.key(), "rejected")).isTrue();
+		assertThat(this.ledger.recordUnknown(unknown.key(), "timed out")).isTrue();
+		assertThat(this.ledger.recordSucceeded(returnsNothing.key(), null)).isTrue();
+
+		assertThat(this.ledger.find(succeeded.key()).orElseThrow()).satisfies((e) -> {
+			assertThat(e.status()).isEqualTo(LedgerStatus.SUCCEEDED);
+			assertThat(e.result()).isEqualToIgnoringWhitespace("[1,2]");
+			assertThat(e.finishedAt()).isAfterOrEqualTo(e.startedAt());
+		});
+		assertThat(this.ledger.find(failed.key()).orElseThrow()).satisfies((e) -> {
+			assertThat(e.status()).isEqualTo(LedgerStatus.FAILED);
+			assertThat(e.error()).isEqualTo("rejected");
+			assertThat(e.finishedAt()).isNotNull();
+		});
+		assertThat(this.ledger.find(unknown.key()).orElseThrow().status()).isEqualTo(LedgerStatus.UNKNOWN);
+		assertThat(this.ledger.find(returnsNothing.key()).orElseThrow().result()).isNull();
+	}
+
+	@Test
+	void anOutcomeIsRecordedOnlyOnce() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		this.ledger.claim(request);
+		assertThat(this.ledger.recordSucceeded(request.key(), "1")).isTrue();
+
+		assertThat(this.ledger.recordFailed(request.key(), "too late")).isFalse();
+
+		assertThat(this.ledger.find(request.key()).orElseThrow().status()).isEqualTo(LedgerStatus.SUCCEEDED);
+		assertThat(this.ledger.lateCompletions()).isEqualTo(1);
+	}
+
+	@Test
+	void aLateCompletionAfterTheReconcilerResolvedTheRowIsReportedNotWritten() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		this.ledger.claim(request);
+		LedgerEntry leased = this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(1)).get(0);
+		assertThat(this.ledger.resolveFailed(leased, "no ticket found")).isTrue();
+
+		assertThat(this.ledger.recordSucceeded(request.key(), "{\"ticketId\":\"T-1\"}")).isFalse();
+
+		LedgerEntry entry = this.ledger.find(request.key()).orElseThrow();
+		assertThat(entry.status()).isEqualTo(LedgerStatus.FAILED);
+		assertThat(entry.result()).isNull();
+		assertThat(this.ledger.lateCompletions()).isEqualTo(1);
+	}
+
+	@Test
+	void aLongErrorIsCut() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		this.ledger.claim(request);
+		this.ledger.recordFailed(request.key(), "x".repeat(10_000));
+
+		assertThat(this.ledger.find(request.key()).orElseThrow().error()).hasSize(JdbcLedger.MAX_ERROR_LENGTH);
+	}
+
+	@Test
+	void aClaimCommitsOnItsOwnEvenWhenTheCallersTransactionRollsBack() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		TransactionTemplate callers = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+
+		callers.executeWithoutResult((status) -> {
+			this.ledger.claim(request);
+			status.setRollbackOnly();
+		});
+
+		assertThat(this.ledger.find(request.key())).isPresent();
+	}
+
+	// Users and secrets
+
+	@Test
+	void aClaimThatLosesToAnotherUsersRowLearnsNothingOfIt() {
+		ClaimRequest mine = request("shared-run", "user-a", ARGUMENTS);
+		this.ledger.claim(mine);
+		this.ledger.recordSucceeded(mine.key(), "{\"ticketId\":\"T-SECRET\"}");
+
+		assertThat(this.ledger.claim(request("shared-run", "user-b", ARGUMENTS)))
+			.isEqualTo(new Claim.HeldByAnotherUser(mine.key()));
+		assertThat(this.ledger.claim(request("shared-run", null, ARGUMENTS)))
+			.isEqualTo(new Claim.HeldByAnotherUser(mine.key()));
+	}
+
+	@Test
+	void aRowWithoutAUserIsAnsweredOnlyToCallsWithoutAUser() {
+		ClaimRequest anonymous = request("r1", null, ARGUMENTS);
+		this.ledger.claim(anonymous);
+		this.ledger.recordSucceeded(anonymous.key(), "1");
+
+		assertThat(this.ledger.claim(request("r1", null, ARGUMENTS))).isInstanceOf(Claim.Replay.class);
+		assertThat(this.ledger.claim(request("r1", "user-a", ARGUMENTS))).isInstanceOf(Claim.HeldByAnotherUser.class);
+	}
+
+	@Test
+	void secretsNeverReachTheTableWhileTheKeyCoversThem() {
+		String arguments = """
+				{"accountName": "Henderson", "password": "hunter2-PW",
+				 "connection": {"apiKey": "sk-live-KEY", "region": "eu"},
+				 "items": [{"ACCESS_TOKEN": "tok-TOKEN"}], "ssn": "078-05-SSN"}
+				""";
+		ClaimRequest request = new ClaimRequest(IdempotencyKeys.derive("open_ticket", arguments, "r1"), "r1", USER,
+				"open_ticket", arguments, Set.of("ssn"));
+		this.ledger.claim(request);
+		this.ledger.recordFailed(request.key(), "rejected");
+
+		String everything = this.jdbc.queryForList("SELECT * FROM " + TABLE).toString();
+		assertThat(everything).contains("Henderson", "eu", Redaction.REDACTED)
+			.doesNotContain("hunter2-PW", "sk-live-KEY", "tok-TOKEN", "078-05-SSN");
+		String otherPassword = arguments.replace("hunter2-PW", "other-PW");
+		assertThat(IdempotencyKeys.derive("open_ticket", otherPassword, "r1")).isNotEqualTo(request.key());
+	}
+
+	@Test
+	void argumentsThatAreNotJsonAreRefusedAndNothingIsWritten() {
+		IdempotencyKey key = IdempotencyKeys.derive("t", "{}", "r1");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.ledger.claim(new ClaimRequest(key, "r1", USER, "t", "{\"a\":")))
+			.withMessageContaining("not valid JSON");
+		assertThat(this.ledger.find(key)).isEmpty();
+	}
+
+	// Replay counting
+
+	@Test
+	void replaysAreCountedInMemoryAndWrittenByAFlush() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		this.ledger.claim(request);
+		this.ledger.recordSucceeded(request.key(), "1");
+		for (int i = 0; i < 5; i++) {
+			this.ledger.claim(request);
+		}
+		this.ledger.claim(request("r1", "user-b", ARGUMENTS));
+		this.ledger.claim(request("r2", ARGUMENTS));
+
+		assertThat(this.ledger.find(request.key()).orElseThrow().replayCount()).isZero();
+		assertThat(this.ledger.flushReplayCounts()).isEqualTo(1);
+		assertThat(this.ledger.flushReplayCounts()).isZero();
+
+		assertThat(this.ledger.find(request.key()).orElseThrow().replayCount()).isEqualTo(5);
+		ReplayStatistics statistics = this.ledger.replayStatistics(Duration.ofDays(30));
+		assertThat(statistics.executions()).isEqualTo(2);
+		assertThat(statistics.replays()).isEqualTo(5);
+		assertThat(statistics.replayRate()).isEqualTo(5.0 / 7);
+	}
+
+	@Test
+	void closingTheLedgerFlushesItsReplayCounts() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		this.ledger.claim(request);
+		this.ledger.claim(request);
+
+		this.ledger.close();
+
+		assertThat(this.ledger.find(request.key()).orElseThrow().replayCount()).isEqualTo(1);
+	}
+
+	@Test
+	void replayStatisticsOfAnEmptyWindowAreZero() {
+		ReplayStatistics statistics = this.ledger.replayStatistics(Duration.ofDays(30));
+		assertThat(statistics.calls()).isZero();
+		assertThat(statistics.replayRate()).isZero();
+	}
+
+	// The reconciler's queue
+
+	@Test
+	void staleRowsAreLeasedOldestFirstAndOnlyOnce() {
+		List<ClaimRequest> requests = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			ClaimRequest request = request("r1", "{\"n\":" + i + "}");
+			this.ledger.claim(request);
+			requests.add(request);
+		}
+		this.ledger.recordUnknown(requests.get(1).key(), "timed out");
+		this.ledger.recordSucceeded(requests.get(2).key(), "1");
+		this.ledger.recordFailed(requests.get(3).key(), "no");
+
+		List<LedgerEntry> leased = this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(5));
+
+		assertThat(leased).extracting(LedgerEntry::key)
+			.containsExactly(requests.get(0).key(), requests.get(1).key(), requests.get(4).key());
+		assertThat(leased).allSatisfy((entry) -> {
+			assertThat(entry.reconcileOwner()).isNotNull();
+			assertThat(entry.reconcileAttempts()).isEqualTo(1);
+		});
+		assertThat(this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(5))).isEmpty();
+	}
+
+	@Test
+	void staleRowsRespectTheThresholdAndTheLimit() {
+		for (int i = 0; i < 5; i++) {
+			this.ledger.claim(request("r1", "{\"n\":" + i + "}"));
+		}
+		assertThat(this.ledger.leaseStale(Duration.ofHours(1), 10, Duration.ofMinutes(5))).isEmpty();
+		assertThat(this.ledger.leaseStale(Duration.ZERO, 2, Duration.ofMinutes(5))).hasSize(2);
+		assertThat(this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(5))).hasSize(3);
+	}
+
+	@Test
+	void aResolvedRowLeavesTheQueueWithItsOutcome() {
+		ClaimRequest found = request("r1", "{\"n\":1}");
+		ClaimRequest notFound = request("r1", "{\"n\":2}");
+		this.ledger.claim(found);
+		this.ledger.claim(notFound);
+		this.ledger.recordUnknown(notFound.key(), "timed out");
+		Map<IdempotencyKey, LedgerEntry> leased = new java.util.HashMap<>();
+		this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(5)).forEach((e) -> leased.put(e.key(), e));
+
+		assertThat(this.ledger.resolveSucceeded(leased.get(found.key()), "{\"ticketId\":\"T-7\"}")).isTrue();
+		assertThat(this.ledger.resolveFailed(leased.get(notFound.key()), "no such ticket")).isTrue();
+
+		assertThat(this.ledger.claim(found)).isInstanceOfSatisfying(Claim.Replay.class,
+				(replay) -> assertThat(replay.result()).contains("T-7"));
+		assertThat(this.ledger.claim(notFound)).isInstanceOf(Claim.PreviousAttemptFailed.class);
+		assertThat(this.ledger.find(found.key()).orElseThrow().reconcileOwner()).isNull();
+		assertThat(this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(5))).isEmpty();
+	}
+
+	@Test
+	void aPostponedRowWaitsOutItsPause() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		this.ledger.claim(request);
+		LedgerEntry leased = this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(5)).get(0);
+
+		assertThat(this.ledger.postpone(leased, Duration.ofHours(1))).isTrue();
+
+		assertThat(this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(5))).isEmpty();
+		assertThat(this.ledger.find(request.key()).orElseThrow().status()).isEqualTo(LedgerStatus.ATTEMPTING);
+	}
+
+	@Test
+	void aPostponedRowReturnsToTheQueueAndTheOldLeaseIsVoid() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		this.ledger.claim(request);
+		LedgerEntry leased = this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(5)).get(0);
+
+		assertThat(this.ledger.postpone(leased, Duration.ZERO)).isTrue();
+
+		LedgerEntry again = await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(5)), (rows) -> !rows.isEmpty())
+			.get(0);
+		assertThat(again.reconcileAttempts()).isEqualTo(2);
+		assertThat(this.ledger.postpone(leased, Duration.ZERO)).isFalse();
+		assertThat(this.ledger.resolveFailed(leased, "old lease")).isFalse();
+	}
+
+	@Test
+	void aRowWhoseLeaseExpiredGoesToTheNextFetcherAndTheOldLeaseIsVoid() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		this.ledger.claim(request);
+		LedgerEntry first = this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMillis(50)).get(0);
+
+		LedgerEntry second = await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(5)), (rows) -> !rows.isEmpty())
+			.get(0);
+
+		assertThat(second.reconcileOwner()).isNotEqualTo(first.reconcileOwner());
+		assertThat(second.reconcileAttempts()).isEqualTo(2);
+		assertThat(this.ledger.resolveFailed(first, "stale lease")).isFalse();
+		assertThat(this.ledger.resolveSucceeded(second, "1")).isTrue();
+	}
+
+	@Test
+	void twoConcurrentFetchersNeverReceiveTheSameRow() throws Exception {
+		ExecutorService pool = Executors.newFixedThreadPool(2);
+		try {
+			for (int round = 0; round < 20; round++) {
+				for (int i = 0; i < 30; i++) {
+					this.ledger.claim(request("round-" + round, "{\"n\":" + i + "}"));
+				}
+				CyclicBarrier start = new CyclicBarrier(2);
+				Callable<List<LedgerEntry>> fetch = () -> {
+					start.await();
+					return this.ledger.leaseStale(Duration.ZERO, 20, Duration.ofMinutes(5));
+				};
+				Future<List<LedgerEntry>> a = pool.submit(fetch);
+				Future<List<LedgerEntry>> b = pool.submit(fetch);
+				Set<Long> first = ids(a.get());
+				Set<Long> second = ids(b.get());
+
+				Set<Long> rest = ids(this.ledger.leaseStale(Duration.ZERO, 30, Duration.ofMinutes(5)));
+
+				assertThat(Collections.disjoint(first, second)).as("%s and %s", first, second).isTrue();
+				if (skipLockedFillsTheLimit()) {
+					assertThat(first.size() + second.size()).as("%s and %s", first, second).isEqualTo(30);
+				}
+				assertThat(Collections.disjoint(rest, first) && Collections.disjoint(rest, second)).isTrue();
+				assertThat(first.size() + second.size() + rest.size()).isEqualTo(30);
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	/**
+	 * Whether a fetcher that skips locked rows still fills its limit from the rows behind them. H2 applies
+	 * the limit before it skips, so a concurrent fetcher may get fewer rows (never the same ones).
+	 */
+	boolean skipLockedFillsTheLimit() {
+		return true;
+	}
+
+	private static Set<Long> ids(List<LedgerEntry> entries) {
+		Set<Long> ids = new HashSet<>();
+		entries.forEach((e) -> ids.add(e.id()));
+		return ids;
+	}
+
+	@Test
+	void onlyLeasedRowsCanBeResolved() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		this.ledger.claim(request);
+		LedgerEntry unleased = this.ledger.find(request.key()).orElseThrow();
+
+		assertThatIllegalArgumentException().isThrownBy(() -> this.ledger.resolveFailed(unleased, "no"))
+			.withMessageContaining("was not leased");
+	}
+
+	// Retention
+
+	@Test
+	void purgeDeletesSettledRowsInBatchesAndNeverUnsettledOnes() {
+		for (int i = 0; i < 25; i++) {
+			ClaimRequest request = request("r1", "{\"n\":" + i + "}");
+			this.ledger.claim(request);
+			switch (i % 5) {
+				case 0, 1 -> this.ledger.recordSucceeded(request.key(), "1");
+				case 2 -> this.ledger.recordFailed(request.key(), "no");
+				case 3 -> this.ledger.recordUnknown(request.key(), "timed out");
+				default -> {
+				}
+			}
+		}
+
+		assertThat(this.ledger.purgeSettled(Duration.ofHours(1), 4)).as("younger than the retention").isZero();
+		assertThat(this.ledger.purgeSettled(Duration.ZERO, 4)).isEqualTo(15);
+
+		assertThat(this.jdbc.queryForList("SELECT status FROM " + TABLE, String.class))
+			.hasSize(10)
+			.containsOnly("unknown", "attempting");
+	}
+
+	// Many callers at once
+
+	@Test
+	void sixteenThreadsRacingOnSharedKeysGetExactlyOneWinnerPerKey() throws Exception {
+		int threads = 16;
+		int claimsPerThread = 250;
+		List<ClaimRequest> requests = new ArrayList<>();
+		for (int i = 0; i < 60; i++) {
+			requests.add(request("fuzz", "{\"n\":" + i + "}"));
+		}
+		Map<IdempotencyKey, AtomicInteger> winners = new ConcurrentHashMap<>();
+		Map<Class<?>, AtomicInteger> answers = new ConcurrentHashMap<>();
+		CyclicBarrier start = new CyclicBarrier(threads);
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<?>> running = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				running.add(pool.submit(() -> {
+					start.await();
+					ThreadLocalRandom random = ThreadLocalRandom.current();
+					for (int i = 0; i < claimsPerThread; i++) {
+						ClaimRequest request = requests.get(random.nextInt(requests.size()));
+						Claim claim = this.ledger.claim(request);
+						answers.computeIfAbsent(claim.getClass(), (c) -> new AtomicInteger()).incrementAndGet();
+						if (claim instanceof Claim.Won) {
+							winners.computeIfAbsent(request.key(), (k) -> new AtomicInteger()).incrementAndGet();
+							switch (random.nextInt(3)) {
+								case 0 -> this.ledger.recordSucceeded(request.key(), "1");
+								case 1 -> this.ledger.recordFailed(request.key(), "no");
+								default -> this.ledger.recordUnknown(request.key(), "timed out");
+							}
+						}
+					}
+					return null;
+				}));
+			}
+			for (Future<?> future : running) {
+				future.get();
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+
+		assertThat(winners).hasSize(requests.size());
+		assertThat(winners.values()).allSatisfy((count) -> assertThat(count.get()).isEqualTo(1));
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE, Integer.class)).isEqualTo(requests.size());
+		assertThat(answers.keySet()).doesNotContain(Claim.HeldByAnotherUser.class);
+		assertThat(answers.values().stream().mapToInt(AtomicInteger::get).sum()).isEqualTo(threads * claimsPerThread);
+		this.ledger.flushReplayCounts();
+		assertThat(this.jdbc.queryForObject("SELECT SUM(replay_count) FROM " + TABLE, Long.class))
+			.isEqualTo((long) threads * claimsPerThread - requests.size());
+	}
+
+}
