@@ -28,6 +28,21 @@ public record IdempotencyKey(String value) {
 		}
 	}
 
+	/**
+	 * A reference for an external system that has no idempotency support of its own: the prefix, a hyphen
+	 * and the first 16 hex characters of the key, for example {@code atlas-3f2a9c0b1d4e5f60}. The same call
+	 * always gets the same reference, so a tool can look for it before it creates (check-then-create: a race,
+	 * but one measured in milliseconds against retries seconds apart) and a reconcile function can look for
+	 * it to tell whether the call took effect.
+	 * @param prefix a name of the application's choosing, not blank
+	 */
+	public String externalReference(String prefix) {
+		if (prefix == null || prefix.isBlank()) {
+			throw new IllegalArgumentException("The prefix of an external reference must not be blank");
+		}
+		return prefix + "-" + this.value.substring(0, 16);
+	}
+
 	@Override
 	public String toString() {
 		return this.value;

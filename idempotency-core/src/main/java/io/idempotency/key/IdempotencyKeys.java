@@ -31,6 +31,8 @@ public final class IdempotencyKeys {
 	 */
 	private static final Set<String> CONTEXT_PARAMETER_TYPES = Set.of("org.springframework.ai.chat.model.ToolContext");
 
+	private static final int ARGUMENTS_START = "{\"arguments\":".length();
+
 	private IdempotencyKeys() {
 	}
 
@@ -70,6 +72,18 @@ public final class IdempotencyKeys {
 	 */
 	public static IdempotencyKey derive(String tool, Method method, Object[] args, String runId) {
 		return derive(tool, argumentsOf(method, args), runId);
+	}
+
+	/**
+	 * Canonicalises an invocation of a tool method, as {@link #derive(String, Method, Object[], String)}
+	 * does, and returns both the key and the canonical arguments: what a ledger stores (after redaction).
+	 * @throws IllegalArgumentException if parameter names were not compiled in, or the arguments do not
+	 * match the method's parameters
+	 */
+	public static CanonicalCall canonicalise(String tool, Method method, Object[] args, String runId) {
+		String canonical = canonicalJson(tool, argumentsOf(method, args), runId);
+		String arguments = canonical.substring(ARGUMENTS_START, canonical.lastIndexOf(",\"runId\":"));
+		return new CanonicalCall(hash(canonical), arguments);
 	}
 
 	/** The arguments of an invocation by parameter name, without context parameters, in declaration order. */

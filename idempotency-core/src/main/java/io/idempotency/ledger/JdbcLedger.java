@@ -61,9 +61,11 @@ public final class JdbcLedger implements AutoCloseable {
 
 	private final Redaction redaction;
 
-	private final ReplayCounter replays = new ReplayCounter(REPLAY_COUNT_CAPACITY);
+	private final ReplayCounter replays;
 
-	private final AtomicLong lateCompletions = new AtomicLong();
+	private final AtomicLong lateCompletions;
+
+	private final boolean joinCallersTransaction;
 
 	/**
 	 * A ledger on the table {@code tool_audit} that redacts the {@linkplain Redaction#defaults() default
@@ -91,6 +93,31 @@ public final class JdbcLedger implements AutoCloseable {
 		this.ownTransaction = new TransactionTemplate(transactions);
 		this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
 		this.ownTransaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+		this.replays = new ReplayCounter(REPLAY_COUNT_CAPACITY);
+		this.lateCompletions = new AtomicLong();
+		this.joinCallersTransaction = false;
+	}
+
+	private JdbcLedger(JdbcLedger ledger, boolean joinCallersTransaction) {
+		this.jdbc = ledger.jdbc;
+		this.ownTransaction = ledger.ownTransaction;
+		this.dialect = ledger.dialect;
+		this.table = ledger.table;
+		this.sql = ledger.sql;
+		this.redaction = ledger.redaction;
+		this.replays = ledger.replays;
+		this.lateCompletions = ledger.lateCompletions;
+		this.joinCallersTransaction = joinCallersTransaction;
+	}
+
+	/**
+	 * This ledger, writing in the caller's transaction instead of committing on its own: for tools whose
+	 * claim, effect and outcome must commit or roll back together. Use it only inside a transaction on this
+	 * ledger's {@code DataSource}, at isolation read committed. Replay counts and late completions are
+	 * shared with this ledger.
+	 */
+	public JdbcLedger inCallersTransaction() {
+		return new JdbcLedger(this, true);
 	}
 
 	static LedgerDialect dialectOf(DataSource dataSource) {
@@ -352,6 +379,9 @@ public final class JdbcLedger implements AutoCloseable {
 	 * one, they run in a new transaction of their own, with the caller's suspended.
 	 */
 	private <T> T committed(Supplier<T> statements) {
+		if (this.joinCallersTransaction) {
+			return statements.get();
+		}
 		if (TransactionSynchronizationManager.isSynchronizationActive()) {
 			return this.ownTransaction.execute((status) -> statements.get());
 		}

@@ -1,0 +1,51 @@
+package io.idempotency;
+
+import java.util.Optional;
+
+import io.idempotency.key.IdempotencyKey;
+import io.idempotency.run.Run;
+
+/**
+ * The idempotent call executing on this thread, for the tool's own body: its key, to pass to an external
+ * system ({@code Idempotency-Key} header) or to derive a reference from
+ * ({@link IdempotencyKey#externalReference(String)}).
+ *
+ * @param tool the tool's name
+ * @param key the call's idempotency key
+ * @param run the run the call belongs to
+ */
+public record IdempotentInvocation(String tool, IdempotencyKey key, Run run) {
+
+	private static final ThreadLocal<IdempotentInvocation> current = new ThreadLocal<>();
+
+	/**
+	 * The call executing on this thread.
+	 * @throws IllegalStateException outside the body of an executing {@link IdempotentTool} method
+	 */
+	public static IdempotentInvocation current() {
+		return find().orElseThrow(() -> new IllegalStateException(
+				"No idempotent tool is executing on this thread: IdempotentInvocation.current() is available in the"
+						+ " body of an @IdempotentTool method, on the thread that called it"));
+	}
+
+	/** The call executing on this thread, if any. */
+	public static Optional<IdempotentInvocation> find() {
+		return Optional.ofNullable(current.get());
+	}
+
+	static IdempotentInvocation enter(IdempotentInvocation invocation) {
+		IdempotentInvocation outer = current.get();
+		current.set(invocation);
+		return outer;
+	}
+
+	static void exit(IdempotentInvocation outer) {
+		if (outer != null) {
+			current.set(outer);
+		}
+		else {
+			current.remove();
+		}
+	}
+
+}

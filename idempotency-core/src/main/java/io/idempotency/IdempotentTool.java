@@ -1,0 +1,100 @@
+package io.idempotency;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Makes a tool method of a Spring bean act once per intent: the first call with given arguments in a run
+ * executes; every repeat in that run (a retry, the model calling again, with the arguments in any order)
+ * is answered from the ledger without executing.
+ *
+ * <pre>{@code
+ * @Tool(description = "Open a support ticket")
+ * @IdempotentTool(name = "open_ticket", reconcile = "findTicket")
+ * public Ticket openTicket(String accountName, String issue, ToolContext context) {
+ *     String reference = IdempotentInvocation.current().key().externalReference("atlas");
+ *     return tickets.create(accountName, issue, reference);
+ * }
+ *
+ * Reconciliation<Ticket> findTicket(IdempotencyKey key) {
+ *     return Reconciliation.of(tickets.findByReference(key.externalReference("atlas")));
+ * }
+ * }</pre>
+ *
+ * <h2>How a call is answered</h2>
+ * The first call executes, and its result is stored. A repeat gets the stored result; a tool that returns
+ * a {@link ToolResult} gets it marked as replayed, with a message for the model. A repeat of a call that
+ * failed gets a {@link PreviousAttemptFailedException} (or a {@code ToolResult} of that kind); a repeat of
+ * a call still running, or whose outcome is unknown, gets a {@link ToolCallInProgressException} (or a
+ * {@code ToolResult} of that kind): not a failure, and not to be retried.
+ *
+ * <h2>Reconcile: did it happen?</h2>
+ * A call can end without telling whether it took effect: a timeout, a lost connection, a crash. Every
+ * idempotent tool therefore names a {@link #reconcile()} method that answers "did this happen?" for a key,
+ * or is {@link #transactional()}. An application whose tool has neither fails to start.
+ *
+ * <h2>Order with other annotations</h2>
+ * The advice runs outside {@code @Transactional} and {@code @Retryable}: the claim is committed before the
+ * transaction begins and the outcome after it ends, and retries happen within one claim. It runs inside
+ * {@code @Async}: the call is claimed on the thread that executes it (with the run carried there by
+ * context propagation), and an {@code @Async} tool must return {@code void}. The order among other
+ * advisors is configurable ({@code IdempotentToolAdvisor#setOrder}, or {@code idempotency.advisor-order}
+ * with the starter).
+ *
+ * <p>The method must be public or protected and not final, on a bean proxied by class (CGLIB, Spring
+ * Boot's default), compiled with {@code -parameters}; an application that breaks any of these fails to
+ * start with a message naming the tool. Asynchronous return types ({@code CompletableFuture}, reactive
+ * types) are not supported and fail the start too.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface IdempotentTool {
+
+	/**
+	 * The tool's stable name, part of every key. Defaults to the name of Spring AI's {@code @Tool} on the
+	 * method, else the method's name. Prefer an explicit name: renaming a method must not silently change
+	 * keys.
+	 */
+	String name() default "";
+
+	/**
+	 * The name of a method of the same bean that answers "did this happen?". It returns
+	 * {@link Reconciliation}{@code <T>}, {@code T} being the tool's result type, and takes, in any order, the
+	 * call's {@link io.idempotency.key.IdempotencyKey} and any of the tool's parameters by name (as stored:
+	 * parameters marked {@link #sensitive()} are not available). Required unless {@link #transactional()}.
+	 */
+	String reconcile() default "";
+
+	/**
+	 * Whether the claim, the tool's effect and the outcome commit or roll back together, in one transaction
+	 * of the ledger's database. For tools whose effect is a write to that same database: nothing can be half
+	 * done, so no reconcile method is needed. Default {@code false}: the claim commits before the tool runs,
+	 * which suits tools that call other systems.
+	 */
+	boolean transactional() default false;
+
+	/**
+	 * Exceptions after which the effect may have happened (in addition to the configured defaults: I/O
+	 * errors, timeouts, {@code ResourceAccessException}): the call is recorded {@code unknown} and resolved
+	 * by the reconciler. Matched on the exception and its causes; checked before {@link #failedOn()}.
+	 */
+	Class<? extends Throwable>[] unknownOn() default {};
+
+	/**
+	 * Exceptions after which the effect definitely did not happen, overriding the configured defaults:
+	 * the call is recorded {@code failed}, and a repeat in the same run is not executed again. Any exception
+	 * not classified otherwise is a failure too.
+	 */
+	Class<? extends Throwable>[] failedOn() default {};
+
+	/**
+	 * Names of parameters (or members at any depth) whose values are never stored in the ledger, in
+	 * addition to the configured sensitive names. The key still covers them.
+	 */
+	String[] sensitive() default {};
+
+}

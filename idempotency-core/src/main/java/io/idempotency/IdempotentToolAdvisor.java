@@ -1,0 +1,118 @@
+package io.idempotency;
+
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Supplier;
+
+import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.run.RunSource;
+import org.aopalliance.aop.Advice;
+import org.aopalliance.intercept.MethodInterceptor;
+
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.support.AbstractPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.core.Ordered;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.util.function.SingletonSupplier;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Applies the idempotency advice to every {@link IdempotentTool} method of the beans it proxies. Its
+ * collaborators are looked up on first use, so that declaring it does not start the database early.
+ *
+ * <p>Its {@linkplain #setOrder(int) order} defaults to {@link #DEFAULT_ORDER}: before
+ * {@code @Transactional} at its default order, so that the claim commits before the tool's transaction
+ * begins and the outcome is recorded after it ends.
+ */
+public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
+
+	private static final long serialVersionUID = 1L;
+
+	/** The default order: ahead of advisors at the lowest precedence, such as {@code @Transactional}'s. */
+	public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 1000;
+
+	private final transient Pointcut pointcut = new AnnotationMatchingPointcut(null, IdempotentTool.class, true);
+
+	private final transient SingletonSupplier<IdempotentToolInterceptor> interceptor;
+
+	private final transient Advice advice;
+
+	private MissingRunPolicy missingRunPolicy = MissingRunPolicy.REFUSE;
+
+	private String runIdKey = "runId";
+
+	private String userIdKey = "userId";
+
+	private final Set<String> unknownExceptions = new HashSet<>(FailureClassifier.DEFAULT_UNKNOWN);
+
+	/**
+	 * @param ledger the ledger that claims and records calls
+	 * @param resultMapper the JSON mapper that stores results and reads them back (the application's, so
+	 * that results round-trip as the application writes them)
+	 * @param runSources where to look for the run after the tool's context and {@code RunContext}
+	 * @param transactionManager the transaction manager of the ledger's database, for transactional tools;
+	 * its supplier may return {@code null} where there are none
+	 */
+	public IdempotentToolAdvisor(Supplier<JdbcLedger> ledger, Supplier<JsonMapper> resultMapper,
+			Supplier<List<RunSource>> runSources, Supplier<PlatformTransactionManager> transactionManager) {
+		Objects.requireNonNull(ledger, "ledger");
+		Objects.requireNonNull(resultMapper, "resultMapper");
+		Objects.requireNonNull(runSources, "runSources");
+		Objects.requireNonNull(transactionManager, "transactionManager");
+		this.interceptor = SingletonSupplier.of(() -> new IdempotentToolInterceptor(
+				Objects.requireNonNull(ledger.get(), "No JdbcLedger for idempotent tools"),
+				new ResultCodec(resultMapper.get()),
+				new RunResolver(this.runIdKey, this.userIdKey, runSources.get()),
+				new FailureClassifier(this.unknownExceptions), this.missingRunPolicy, transactionManager.get()));
+		this.advice = (MethodInterceptor) (invocation) -> this.interceptor.obtain().invoke(invocation);
+		setOrder(DEFAULT_ORDER);
+	}
+
+	/** What a tool called outside any run does. Default {@link MissingRunPolicy#REFUSE}. */
+	public void setMissingRunPolicy(MissingRunPolicy missingRunPolicy) {
+		this.missingRunPolicy = Objects.requireNonNull(missingRunPolicy, "missingRunPolicy");
+	}
+
+	/**
+	 * The keys of the run id and the user id in a framework tool context (Spring AI's {@code ToolContext}).
+	 * Default {@code runId} and {@code userId}.
+	 */
+	public void setToolContextKeys(String runIdKey, String userIdKey) {
+		this.runIdKey = requireText(runIdKey, "runIdKey");
+		this.userIdKey = requireText(userIdKey, "userIdKey");
+	}
+
+	/**
+	 * More exception types, by class name, after which a tool's effect may have happened (recorded
+	 * {@code unknown}, for the reconciler), in addition to I/O errors, timeouts and lost connections.
+	 */
+	public void addUnknownExceptions(Collection<String> classNames) {
+		classNames.forEach((name) -> this.unknownExceptions.add(requireText(name, "an exception class name")));
+	}
+
+	@Override
+	public Pointcut getPointcut() {
+		return this.pointcut;
+	}
+
+	@Override
+	public Advice getAdvice() {
+		return this.advice;
+	}
+
+	IdempotentToolInterceptor interceptor() {
+		return this.interceptor.obtain();
+	}
+
+	private static String requireText(String value, String name) {
+		if (value == null || value.isBlank()) {
+			throw new IllegalArgumentException(name + " must not be blank");
+		}
+		return value;
+	}
+
+}

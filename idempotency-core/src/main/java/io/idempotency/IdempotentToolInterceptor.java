@@ -1,0 +1,227 @@
+package io.idempotency;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.idempotency.key.CanonicalCall;
+import io.idempotency.key.IdempotencyKeys;
+import io.idempotency.ledger.Claim;
+import io.idempotency.ledger.ClaimRequest;
+import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.ledger.LedgerStatus;
+import io.idempotency.run.Run;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.MethodClassKey;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The flow of one idempotent call: find the run, derive the key, claim it, then execute and record the
+ * outcome (won) or answer from the existing row (lost). The tool's own exceptions reach the caller
+ * unchanged.
+ */
+final class IdempotentToolInterceptor implements MethodInterceptor {
+
+	private static final Log logger = LogFactory.getLog(IdempotentToolInterceptor.class);
+
+	private final JdbcLedger ledger;
+
+	private final ResultCodec results;
+
+	private final RunResolver runs;
+
+	private final FailureClassifier failures;
+
+	private final MissingRunPolicy missingRunPolicy;
+
+	private final TransactionTemplate transactions;
+
+	private final Map<MethodClassKey, ToolDescriptor> tools = new ConcurrentHashMap<>();
+
+	IdempotentToolInterceptor(JdbcLedger ledger, ResultCodec results, RunResolver runs, FailureClassifier failures,
+			MissingRunPolicy missingRunPolicy, PlatformTransactionManager transactionManager) {
+		this.ledger = ledger;
+		this.results = results;
+		this.runs = runs;
+		this.failures = failures;
+		this.missingRunPolicy = missingRunPolicy;
+		if (transactionManager != null) {
+			this.transactions = new TransactionTemplate(transactionManager);
+			this.transactions.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+		}
+		else {
+			this.transactions = null;
+		}
+	}
+
+	boolean supportsTransactionalTools() {
+		return this.transactions != null;
+	}
+
+	ToolDescriptor describe(Method method, Class<?> targetClass) {
+		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+		return this.tools.computeIfAbsent(new MethodClassKey(specific, targetClass), (key) -> {
+			List<String> problems = new ArrayList<>();
+			ToolDescriptor tool = ToolDescriptor.describe(specific, targetClass, problems);
+			if (!problems.isEmpty()) {
+				throw new IllegalStateException(String.join("\n", problems));
+			}
+			return tool;
+		});
+	}
+
+	@Override
+	public Object invoke(MethodInvocation invocation) throws Throwable {
+		Class<?> targetClass = AopUtils.getTargetClass(invocation.getThis());
+		ToolDescriptor tool = describe(invocation.getMethod(), targetClass);
+		Optional<Run> run = this.runs.resolve(invocation.getArguments());
+		if (run.isEmpty()) {
+			if (this.missingRunPolicy == MissingRunPolicy.REFUSE) {
+				throw new MissingRunException(tool.name());
+			}
+			logger.warn("Tool '" + tool.name() + "' called outside a run: executing it without deduplication");
+			return invocation.proceed();
+		}
+		CanonicalCall call = IdempotencyKeys.canonicalise(tool.name(), tool.method(), invocation.getArguments(),
+				run.get().runId());
+		ClaimRequest request = new ClaimRequest(call.key(), run.get().runId(), run.get().userId(), tool.name(),
+				call.arguments(), tool.sensitive());
+		if (tool.transactional()) {
+			return inOneTransaction(tool, request, run.get(), invocation);
+		}
+		return claimAndCall(this.ledger, tool, request, run.get(), invocation);
+	}
+
+	private Object claimAndCall(JdbcLedger ledger, ToolDescriptor tool, ClaimRequest request, Run run,
+			MethodInvocation invocation) throws Throwable {
+		Claim claim = ledger.claim(request);
+		if (!(claim instanceof Claim.Won)) {
+			return answer(tool, claim);
+		}
+		Object result;
+		IdempotentInvocation outer = IdempotentInvocation.enter(new IdempotentInvocation(tool.name(), request.key(), run));
+		try {
+			result = invocation.proceed();
+		}
+		catch (Throwable failure) {
+			if (!tool.transactional()) {
+				recordFailure(ledger, tool, request, failure);
+			}
+			throw failure;
+		}
+		finally {
+			IdempotentInvocation.exit(outer);
+		}
+		recordSuccess(ledger, tool, request, result);
+		return result;
+	}
+
+	private Object inOneTransaction(ToolDescriptor tool, ClaimRequest request, Run run, MethodInvocation invocation)
+			throws Throwable {
+		if (this.transactions == null) {
+			throw new IllegalStateException("Tool '" + tool.name() + "' is transactional, but no transaction manager"
+					+ " was configured for idempotent tools");
+		}
+		JdbcLedger joined = this.ledger.inCallersTransaction();
+		try {
+			return this.transactions.execute((status) -> {
+				try {
+					return claimAndCall(joined, tool, request, run, invocation);
+				}
+				catch (RuntimeException | Error ex) {
+					throw ex;
+				}
+				catch (Throwable ex) {
+					throw new CheckedFailure(ex);
+				}
+			});
+		}
+		catch (CheckedFailure ex) {
+			throw ex.getCause();
+		}
+	}
+
+	private void recordSuccess(JdbcLedger ledger, ToolDescriptor tool, ClaimRequest request, Object result) {
+		Object data = (tool.envelope() && result instanceof ToolResult<?> envelope) ? envelope.data() : result;
+		String json = null;
+		if (!tool.returnsNothing()) {
+			try {
+				json = this.results.write(data);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("The result of tool '" + tool.name() + "' (key " + request.key()
+						+ ") cannot be written as JSON; a replay will return null", ex);
+			}
+		}
+		try {
+			ledger.recordSucceeded(request.key(), json);
+		}
+		catch (RuntimeException ex) {
+			if (tool.transactional()) {
+				throw ex;
+			}
+			// The effect happened; the row stays attempting and the reconciler settles it.
+			logger.error("Tool '" + tool.name() + "' succeeded, but its outcome could not be recorded (key "
+					+ request.key() + "); the reconciler will settle it", ex);
+		}
+	}
+
+	private void recordFailure(JdbcLedger ledger, ToolDescriptor tool, ClaimRequest request, Throwable failure) {
+		String error = failure.getClass().getName() + ": " + failure.getMessage();
+		try {
+			if (this.failures.classify(failure, tool) == LedgerStatus.UNKNOWN) {
+				ledger.recordUnknown(request.key(), error);
+			}
+			else {
+				ledger.recordFailed(request.key(), error);
+			}
+		}
+		catch (RuntimeException ex) {
+			failure.addSuppressed(ex);
+			logger.error("Tool '" + tool.name() + "' failed, and its outcome could not be recorded (key "
+					+ request.key() + "); the reconciler will settle it", ex);
+		}
+	}
+
+	private Object answer(ToolDescriptor tool, Claim claim) {
+		if (claim instanceof Claim.Replay replay) {
+			Object data = this.results.read(replay.result(), tool.dataType());
+			return tool.envelope() ? ToolResult.replayed(data) : data;
+		}
+		if (claim instanceof Claim.PreviousAttemptFailed failed) {
+			if (tool.envelope()) {
+				return ToolResult.previousAttemptFailed(failed.error());
+			}
+			throw new PreviousAttemptFailedException(tool.name(), failed.error());
+		}
+		if (claim instanceof Claim.InProgress inProgress) {
+			if (tool.envelope()) {
+				return ToolResult.inProgress(inProgress.since());
+			}
+			throw new ToolCallInProgressException(tool.name(), inProgress.since());
+		}
+		throw new IdempotencyConflictException(tool.name());
+	}
+
+	/** Carries a checked exception through a transaction callback. */
+	private static final class CheckedFailure extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		CheckedFailure(Throwable cause) {
+			super(cause);
+		}
+
+	}
+
+}

@@ -1,0 +1,36 @@
+package io.idempotency;
+
+import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.run.RunSource;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.transaction.PlatformTransactionManager;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The advisor and the start-up check of {@link EnableIdempotentTools}. */
+@Configuration(proxyBeanMethods = false)
+@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+class IdempotentToolsConfiguration {
+
+	static final String ADVISOR = "idempotentToolAdvisor";
+
+	@Bean(name = ADVISOR)
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static IdempotentToolAdvisor idempotentToolAdvisor(ObjectProvider<JdbcLedger> ledger,
+			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<RunSource> runSources,
+			ObjectProvider<PlatformTransactionManager> transactionManager) {
+		return new IdempotentToolAdvisor(ledger::getObject, () -> jsonMapper.getIfAvailable(JsonMapper::new),
+				() -> runSources.orderedStream().toList(), transactionManager::getIfUnique);
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static IdempotentToolsVerifier idempotentToolsVerifier(IdempotentToolAdvisor idempotentToolAdvisor) {
+		return new IdempotentToolsVerifier(idempotentToolAdvisor);
+	}
+
+}

@@ -1,0 +1,125 @@
+package io.idempotency;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.springframework.aop.Advisor;
+import org.springframework.aop.framework.Advised;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Checks every idempotent tool once the application's singletons exist, and refuses to let the application
+ * start when one would misbehave at call time: no reconcile method, a reconcile method that does not fit,
+ * no parameter names, an asynchronous result, a method a proxy cannot intercept, a bean that is not
+ * proxied by class, two tools of one name. The message names every offending tool.
+ *
+ * <p>It also puts the idempotency advice outside Spring's {@code @Retryable}, whose post-processor places
+ * its own advice first, so that a tool's retries happen within one claim.
+ */
+public final class IdempotentToolsVerifier implements SmartInitializingSingleton, BeanFactoryAware {
+
+	private static final Set<String> RETRY_ADVICE_PACKAGES = Set.of("org.springframework.resilience.",
+			"org.springframework.retry.");
+
+	private final IdempotentToolAdvisor advisor;
+
+	private ConfigurableListableBeanFactory beanFactory;
+
+	public IdempotentToolsVerifier(IdempotentToolAdvisor advisor) {
+		this.advisor = advisor;
+	}
+
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) throws BeansException {
+		this.beanFactory = (ConfigurableListableBeanFactory) beanFactory;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		List<String> problems = new ArrayList<>();
+		Map<String, String> toolNames = new HashMap<>();
+		for (String beanName : this.beanFactory.getBeanDefinitionNames()) {
+			BeanDefinition definition = this.beanFactory.getMergedBeanDefinition(beanName);
+			if (definition.isAbstract() || definition.getRole() == BeanDefinition.ROLE_INFRASTRUCTURE) {
+				continue;
+			}
+			Class<?> type = this.beanFactory.getType(beanName, false);
+			if (type == null) {
+				continue;
+			}
+			boolean created = definition.isSingleton() && !definition.isLazyInit();
+			Object bean = created ? this.beanFactory.getBean(beanName) : null;
+			Class<?> targetClass = (bean != null) ? AopUtils.getTargetClass(bean) : ClassUtils.getUserClass(type);
+			Set<Method> methods = MethodIntrospector.selectMethods(targetClass,
+					(MethodIntrospector.MetadataLookup<Boolean>) (method) -> AnnotatedElementUtils.hasAnnotation(method,
+							IdempotentTool.class) ? Boolean.TRUE : null)
+				.keySet();
+			if (methods.isEmpty()) {
+				continue;
+			}
+			for (Method method : methods) {
+				ToolDescriptor tool = ToolDescriptor.describe(method, targetClass, problems);
+				String where = ClassUtils.getShortName(targetClass) + "." + method.getName();
+				String other = toolNames.putIfAbsent(tool.name(), where);
+				if (other != null && !other.equals(where)) {
+					problems.add("Tools " + other + " and " + where + " are both named '" + tool.name()
+							+ "': their calls would share keys. Give each a distinct name");
+				}
+				if (tool.transactional() && !this.advisor.interceptor().supportsTransactionalTools()) {
+					problems.add("Tool '" + tool.name() + "' (" + where + ") is transactional, but there is no"
+							+ " transaction manager for the ledger's database");
+				}
+			}
+			if (bean != null) {
+				checkProxy(beanName, bean, problems);
+			}
+		}
+		if (!problems.isEmpty()) {
+			throw new IllegalStateException(
+					"Idempotent tools are misconfigured, so the application does not start:\n - " + String.join("\n - ", problems));
+		}
+	}
+
+	private void checkProxy(String beanName, Object bean, List<String> problems) {
+		if (AopUtils.isJdkDynamicProxy(bean)) {
+			problems.add("Bean '" + beanName + "' has idempotent tools but is proxied by interface (a JDK proxy):"
+					+ " Spring AI cannot call @Tool methods through it. Proxy by class: spring.aop.proxy-target-class=true"
+					+ " (Spring Boot's default), or @EnableIdempotentTools(proxyTargetClass = true)");
+			return;
+		}
+		if (!(bean instanceof Advised advised) || advised.indexOf(this.advisor) < 0) {
+			problems.add("Bean '" + beanName + "' has idempotent tools but is not proxied with their advice, so its"
+					+ " calls would not be deduplicated. Is the class final, or is no auto-proxy creator registered"
+					+ " (@EnableIdempotentTools registers one)?");
+			return;
+		}
+		putOutsideRetries(advised);
+	}
+
+	private void putOutsideRetries(Advised advised) {
+		Advisor[] advisors = advised.getAdvisors();
+		int ours = advised.indexOf(this.advisor);
+		for (int i = 0; i < ours; i++) {
+			String advice = advisors[i].getAdvice().getClass().getName();
+			if (RETRY_ADVICE_PACKAGES.stream().anyMatch(advice::startsWith) && !advised.isFrozen()) {
+				advised.removeAdvisor(ours);
+				advised.addAdvisor(i, this.advisor);
+				return;
+			}
+		}
+	}
+
+}

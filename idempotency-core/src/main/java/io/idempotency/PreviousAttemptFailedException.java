@@ -1,0 +1,30 @@
+package io.idempotency;
+
+/**
+ * A repeat of a call that already ran in this run and failed: it was not executed again. The message is
+ * written for a model to read.
+ */
+public class PreviousAttemptFailedException extends RuntimeException {
+
+	private static final long serialVersionUID = 1L;
+
+	private final String tool;
+
+	private final String error;
+
+	public PreviousAttemptFailedException(String tool, String error) {
+		super(Messages.previousAttemptFailed(error));
+		this.tool = tool;
+		this.error = error;
+	}
+
+	public String tool() {
+		return this.tool;
+	}
+
+	/** The earlier attempt's error, as recorded. */
+	public String error() {
+		return this.error;
+	}
+
+}

@@ -1,0 +1,178 @@
+package io.idempotency;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Parameter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
+
+import io.idempotency.key.IdempotencyKey;
+
+import org.springframework.core.ResolvableType;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.MergedAnnotation;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.util.ClassUtils;
+
+/**
+ * An {@link IdempotentTool} method, parsed once and checked: its name, how its results are stored and
+ * replayed, how its failures are classified, and how it is reconciled.
+ */
+record ToolDescriptor(Method method, String name, boolean envelope, ResolvableType dataType, boolean returnsNothing,
+		Method reconcile, boolean transactional, List<Class<? extends Throwable>> unknownOn,
+		List<Class<? extends Throwable>> failedOn, Set<String> sensitive) {
+
+	private static final String SPRING_AI_TOOL = "org.springframework.ai.tool.annotation.Tool";
+
+	private static final Set<String> CONTEXT_TYPES = Set.of("org.springframework.ai.chat.model.ToolContext");
+
+	private static final List<String> ASYNCHRONOUS_TYPES = List.of("org.reactivestreams.Publisher",
+			"kotlinx.coroutines.flow.Flow");
+
+	/** Parses the tool; adds each thing wrong with it to the problems, in words that name the tool. */
+	static ToolDescriptor describe(Method method, Class<?> targetClass, List<String> problems) {
+		IdempotentTool annotation = AnnotatedElementUtils.findMergedAnnotation(method, IdempotentTool.class);
+		if (annotation == null) {
+			throw new IllegalArgumentException(method + " is not annotated with @IdempotentTool");
+		}
+		String name = nameOf(method, annotation);
+		String where = "Tool '" + name + "' (" + ClassUtils.getShortName(targetClass) + "." + method.getName() + ")";
+		List<String> found = new ArrayList<>();
+		checkMethod(method, found);
+		ResolvableType returnType = ResolvableType.forMethodReturnType(method, targetClass);
+		checkReturnType(returnType, found);
+		boolean envelope = ToolResult.class.equals(returnType.resolve());
+		ResolvableType dataType = envelope ? returnType.getGeneric(0) : returnType;
+		boolean returnsNothing = void.class.equals(returnType.resolve()) || Void.class.equals(returnType.resolve());
+		Set<String> sensitive = new LinkedHashSet<>(Arrays.asList(annotation.sensitive()));
+		Method reconcile = null;
+		if (!annotation.transactional()) {
+			reconcile = reconcileMethod(annotation.reconcile(), method, targetClass, dataType, sensitive, found);
+		}
+		found.forEach((problem) -> problems.add(where + " " + problem));
+		return new ToolDescriptor(method, name, envelope, dataType, returnsNothing, reconcile, annotation.transactional(),
+				List.of(annotation.unknownOn()), List.of(annotation.failedOn()), Set.copyOf(sensitive));
+	}
+
+	/** The tool's name: the annotation's, else Spring AI's {@code @Tool} name, else the method's. */
+	static String nameOf(Method method, IdempotentTool annotation) {
+		if (!annotation.name().isBlank()) {
+			return annotation.name();
+		}
+		MergedAnnotation<?> tool = MergedAnnotations.from(method).get(SPRING_AI_TOOL);
+		if (tool.isPresent() && tool.hasNonDefaultValue("name") && !tool.getString("name").isBlank()) {
+			return tool.getString("name");
+		}
+		return method.getName();
+	}
+
+	static boolean isContextParameter(Parameter parameter) {
+		return CONTEXT_TYPES.contains(parameter.getType().getName());
+	}
+
+	private static void checkMethod(Method method, List<String> problems) {
+		int modifiers = method.getModifiers();
+		if (Modifier.isStatic(modifiers) || Modifier.isPrivate(modifiers) || Modifier.isFinal(modifiers)) {
+			problems.add("is " + Modifier.toString(modifiers & (Modifier.STATIC | Modifier.PRIVATE | Modifier.FINAL))
+					+ ": a proxy cannot intercept it, so its calls would not be deduplicated. Make it public and not"
+					+ " final or static");
+		}
+		for (Parameter parameter : method.getParameters()) {
+			if (!parameter.isNamePresent() && !isContextParameter(parameter)) {
+				problems.add("has no parameter names in its class file: compile with -parameters"
+						+ " (maven-compiler-plugin <parameters>true</parameters>), because keys are derived by"
+						+ " parameter name");
+				return;
+			}
+		}
+	}
+
+	private static void checkReturnType(ResolvableType returnType, List<String> problems) {
+		Class<?> type = returnType.toClass();
+		boolean asynchronous = CompletionStage.class.isAssignableFrom(type) || Future.class.isAssignableFrom(type)
+				|| ASYNCHRONOUS_TYPES.stream().anyMatch((name) -> isAssignable(name, type));
+		if (asynchronous) {
+			problems.add("returns " + returnType + ", which completes later: asynchronous results are not supported."
+					+ " Return the result itself (or void from an @Async method)");
+		}
+	}
+
+	private static boolean isAssignable(String typeName, Class<?> type) {
+		for (Class<?> candidate = type; candidate != null; candidate = candidate.getSuperclass()) {
+			if (candidate.getName().equals(typeName)
+					|| ClassUtils.getAllInterfacesForClassAsSet(candidate).stream().anyMatch((i) -> i.getName().equals(typeName))) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static Method reconcileMethod(String reconcileName, Method tool, Class<?> targetClass,
+			ResolvableType dataType, Set<String> sensitive, List<String> problems) {
+		if (reconcileName.isBlank()) {
+			problems.add("has no reconcile method. Every idempotent tool must answer \"did this happen?\" for a call"
+					+ " whose outcome is unknown: name a method with @IdempotentTool(reconcile = \"...\") that returns"
+					+ " Reconciliation<T>, or make the tool transactional if its effect is a write to the ledger's"
+					+ " database");
+			return null;
+		}
+		List<Method> candidates = Arrays.stream(targetClass.getDeclaredMethods())
+			.filter((m) -> m.getName().equals(reconcileName) && !m.isBridge() && !m.isSynthetic())
+			.toList();
+		if (candidates.size() != 1) {
+			problems.add("names reconcile method '" + reconcileName + "', but " + ClassUtils.getShortName(targetClass)
+					+ " declares " + (candidates.isEmpty() ? "no method of that name" : candidates.size() + " of them")
+					+ ": declare exactly one");
+			return null;
+		}
+		Method reconcile = candidates.get(0);
+		String where = "has reconcile method " + reconcileName + " which ";
+		ResolvableType returned = ResolvableType.forMethodReturnType(reconcile, targetClass);
+		if (!Reconciliation.class.equals(returned.resolve())) {
+			problems.add(where + "returns " + returned + ": it must return Reconciliation<" + dataType + ">");
+		}
+		else {
+			Class<?> answered = returned.getGeneric(0).resolve();
+			Class<?> produced = dataType.resolve();
+			if (answered != null && produced != null && !void.class.equals(produced)
+					&& !ClassUtils.resolvePrimitiveIfNecessary(produced)
+						.isAssignableFrom(ClassUtils.resolvePrimitiveIfNecessary(answered))) {
+				problems.add(where + "returns " + returned + ", but the tool's result is " + dataType);
+			}
+		}
+		if (Modifier.isStatic(reconcile.getModifiers())) {
+			problems.add(where + "is static: make it an instance method of the tool's bean");
+		}
+		List<String> toolParameters = Arrays.stream(tool.getParameters()).map(Parameter::getName).toList();
+		for (Parameter parameter : reconcile.getParameters()) {
+			if (IdempotencyKey.class.equals(parameter.getType())) {
+				continue;
+			}
+			if (!parameter.isNamePresent()) {
+				problems.add(where + "has no parameter names in its class file: compile with -parameters");
+				return reconcile;
+			}
+			if (!toolParameters.contains(parameter.getName())) {
+				problems.add(where + "takes '" + parameter.getName() + "', which is not a parameter of the tool. It may"
+						+ " take the call's IdempotencyKey and any of " + toolParameters);
+			}
+			else if (sensitive.contains(parameter.getName())) {
+				problems.add(where + "takes '" + parameter.getName() + "', which is sensitive and so never stored");
+			}
+			else {
+				Class<?> toolType = tool.getParameters()[toolParameters.indexOf(parameter.getName())].getType();
+				if (!ClassUtils.isAssignable(parameter.getType(), toolType)) {
+					problems.add(where + "takes '" + parameter.getName() + "' as " + parameter.getType().getSimpleName()
+							+ ", but the tool takes it as " + toolType.getSimpleName());
+				}
+			}
+		}
+		return reconcile;
+	}
+
+}

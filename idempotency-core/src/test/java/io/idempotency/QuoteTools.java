@@ -1,0 +1,134 @@
+package io.idempotency;
+
+import java.io.IOException;
+import java.net.SocketTimeoutException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.idempotency.key.IdempotencyKey;
+import org.springframework.ai.chat.model.ToolContext;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.annotation.Transactional;
+
+/** Tools whose effects land in a real table, so that a test counts effects, not calls. */
+public class QuoteTools {
+
+	public record Quote(long id, String accountName, String sku, int quantity, String reference) {
+	}
+
+	private final JdbcTemplate jdbc;
+
+	private final AtomicInteger sendAttempts = new AtomicInteger();
+
+	public QuoteTools(JdbcTemplate jdbc) {
+		this.jdbc = jdbc;
+	}
+
+	/** How often send_quote's body ran (a method: a class-based proxy has no state of its own). */
+	public int sendAttempts() {
+		return this.sendAttempts.get();
+	}
+
+	public int quotes() {
+		return this.jdbc.queryForObject("SELECT COUNT(*) FROM quotes", Integer.class);
+	}
+
+	private Quote insert(String accountName, String sku, int quantity) {
+		String reference = IdempotentInvocation.current().key().externalReference("q");
+		this.jdbc.update("INSERT INTO quotes (account_name, sku, quantity, reference) VALUES (?, ?, ?, ?)", accountName,
+				sku, quantity, reference);
+		return findByReference(reference).orElseThrow();
+	}
+
+	private Optional<Quote> findByReference(String reference) {
+		return this.jdbc
+			.query("SELECT id, account_name, sku, quantity, reference FROM quotes WHERE reference = ?",
+					(row, n) -> new Quote(row.getLong(1), row.getString(2), row.getString(3), row.getInt(4),
+							row.getString(5)),
+					reference)
+			.stream()
+			.findFirst();
+	}
+
+	@IdempotentTool(name = "draft_quote", reconcile = "findQuote")
+	public Quote draftQuote(String accountName, String sku, int quantity) {
+		return insert(accountName, sku.strip(), quantity);
+	}
+
+	Reconciliation<Quote> findQuote(IdempotencyKey key, String accountName) {
+		return Reconciliation.of(findByReference(key.externalReference("q")));
+	}
+
+	@IdempotentTool(name = "draft_quotes", reconcile = "findQuotes")
+	public List<Quote> draftQuotes(String accountName, Map<String, Integer> quantities) {
+		return quantities.entrySet().stream().map((e) -> insert(accountName + "/" + e.getKey(), e.getKey(), e.getValue())).toList();
+	}
+
+	Reconciliation<List<Quote>> findQuotes(IdempotencyKey key) {
+		return Reconciliation.notFound();
+	}
+
+	@IdempotentTool(name = "maybe_quote", reconcile = "findMaybe")
+	public Optional<Quote> maybeQuote(String accountName, boolean create) {
+		return create ? Optional.of(insert(accountName, "SKU-1", 1)) : Optional.empty();
+	}
+
+	Reconciliation<Optional<Quote>> findMaybe(IdempotencyKey key) {
+		return Reconciliation.notFound();
+	}
+
+	@IdempotentTool(name = "quote_envelope", reconcile = "findEnvelope")
+	public ToolResult<List<Quote>> quoteEnvelope(String accountName, boolean fail) {
+		if (fail) {
+			throw new IllegalArgumentException("account " + accountName + " is closed");
+		}
+		return ToolResult.of(List.of(insert(accountName, "SKU-2", 2)));
+	}
+
+	Reconciliation<List<Quote>> findEnvelope(IdempotencyKey key) {
+		return Reconciliation.notFound();
+	}
+
+	@IdempotentTool(name = "send_quote", reconcile = "findSent", unknownOn = IllegalStateException.class)
+	public void sendQuote(String accountName, String failure) throws IOException {
+		this.sendAttempts.incrementAndGet();
+		switch (failure) {
+			case "timeout" -> throw new SocketTimeoutException("Read timed out");
+			case "rejected" -> throw new IllegalArgumentException("rejected by the mail server");
+			case "ambiguous" -> throw new IllegalStateException("connection reset after send");
+			default -> insert(accountName, "SENT", 0);
+		}
+	}
+
+	Reconciliation<Void> findSent(IdempotencyKey key) {
+		return Reconciliation.notFound();
+	}
+
+	@IdempotentTool(name = "quote_with_context", reconcile = "findQuote")
+	public Quote quoteWithContext(String accountName, ToolContext toolContext) {
+		return insert(accountName, "CTX", 1);
+	}
+
+	@IdempotentTool(name = "record_note", transactional = true)
+	public Quote recordNote(String accountName, boolean fail) {
+		Quote quote = insert(accountName, "NOTE", 1);
+		if (fail) {
+			throw new IllegalStateException("failed after the write");
+		}
+		return quote;
+	}
+
+	@Transactional
+	@IdempotentTool(name = "quote_in_transaction", reconcile = "findQuote")
+	public Quote quoteInTransaction(String accountName, boolean fail) {
+		Quote quote = insert(accountName, "TX", 1);
+		if (fail) {
+			throw new IllegalArgumentException("rolled back");
+		}
+		return quote;
+	}
+
+}

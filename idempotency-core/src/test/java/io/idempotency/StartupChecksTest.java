@@ -1,0 +1,275 @@
+package io.idempotency;
+
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import io.idempotency.key.IdempotencyKey;
+import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.ledger.LedgerSchema;
+import io.idempotency.ledger.LedgerStatus;
+import io.idempotency.ledger.Redaction;
+import io.idempotency.run.Run;
+import io.idempotency.run.RunContext;
+import io.idempotency.testsupport.TestDatabase;
+import io.idempotency.testsupport.TestDatabases;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.resilience.annotation.EnableResilientMethods;
+import org.springframework.resilience.annotation.Retryable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/** A tool that would misbehave at call time stops the application from starting, with a message naming it. */
+class StartupChecksTest {
+
+	private static final DataSource dataSource = TestDatabases.dataSource(TestDatabase.H2);
+
+	static {
+		LedgerSchema.create(dataSource, "tool_audit");
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableIdempotentTools
+	static class Ledger {
+
+		@Bean
+		JdbcLedger ledger() {
+			return new JdbcLedger(dataSource, "tool_audit", Redaction.defaults());
+		}
+
+	}
+
+	private static AnnotationConfigApplicationContext start(Class<?>... components) {
+		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+		context.register(Ledger.class);
+		context.register(components);
+		context.refresh();
+		return context;
+	}
+
+	public static class NoReconcile {
+
+		@IdempotentTool(name = "open_ticket")
+		public String openTicket(String issue) {
+			return issue;
+		}
+
+	}
+
+	@Test
+	void aToolWithoutAReconcileMethodStopsTheStart() {
+		assertThatIllegalStateException().isThrownBy(() -> start(NoReconcile.class))
+			.withMessageContaining("Tool 'open_ticket' (StartupChecksTest.NoReconcile.openTicket) has no reconcile method")
+			.withMessageContaining("did this happen?");
+	}
+
+	public static class BadReconcile {
+
+		@IdempotentTool(name = "wrong_result", reconcile = "findWrong")
+		public String wrongResult(String issue) {
+			return issue;
+		}
+
+		Reconciliation<Integer> findWrong(IdempotencyKey key) {
+			return Reconciliation.notFound();
+		}
+
+		@IdempotentTool(name = "unknown_parameter", reconcile = "findUnknown")
+		public String unknownParameter(String issue) {
+			return issue;
+		}
+
+		Reconciliation<String> findUnknown(String account) {
+			return Reconciliation.notFound();
+		}
+
+		@IdempotentTool(name = "sensitive_parameter", reconcile = "findSensitive", sensitive = "password")
+		public String sensitiveParameter(String user, String password) {
+			return user;
+		}
+
+		Reconciliation<String> findSensitive(String password) {
+			return Reconciliation.notFound();
+		}
+
+		@IdempotentTool(name = "missing_method", reconcile = "nowhere")
+		public String missingMethod(String issue) {
+			return issue;
+		}
+
+		@IdempotentTool(name = "not_a_reconciliation", reconcile = "findPlain")
+		public String notAReconciliation(String issue) {
+			return issue;
+		}
+
+		String findPlain(IdempotencyKey key) {
+			return null;
+		}
+
+	}
+
+	@Test
+	void reconcileMethodsThatDoNotFitStopTheStartAndEachIsNamed() {
+		assertThatIllegalStateException().isThrownBy(() -> start(BadReconcile.class))
+			.withMessageContaining("Tool 'wrong_result'")
+			.withMessageContaining("returns io.idempotency.Reconciliation<java.lang.Integer>, but the tool's result is java.lang.String")
+			.withMessageContaining("Tool 'unknown_parameter'")
+			.withMessageContaining("takes 'account', which is not a parameter of the tool")
+			.withMessageContaining("Tool 'sensitive_parameter'")
+			.withMessageContaining("takes 'password', which is sensitive")
+			.withMessageContaining("Tool 'missing_method'")
+			.withMessageContaining("declares no method of that name")
+			.withMessageContaining("Tool 'not_a_reconciliation'")
+			.withMessageContaining("it must return Reconciliation<java.lang.String>");
+	}
+
+	public static class Asynchronous {
+
+		@IdempotentTool(name = "send_later", transactional = true)
+		public CompletableFuture<String> sendLater(String text) {
+			return CompletableFuture.completedFuture(text);
+		}
+
+	}
+
+	@Test
+	void anAsynchronousResultStopsTheStart() {
+		assertThatIllegalStateException().isThrownBy(() -> start(Asynchronous.class))
+			.withMessageContaining("Tool 'send_later'")
+			.withMessageContaining("asynchronous results are not supported");
+	}
+
+	public static class FinalMethod {
+
+		@IdempotentTool(name = "final_tool", transactional = true)
+		public final String finalTool(String text) {
+			return text;
+		}
+
+	}
+
+	@Test
+	void aMethodAProxyCannotInterceptStopsTheStart() {
+		assertThatIllegalStateException().isThrownBy(() -> start(FinalMethod.class))
+			.withMessageContaining("Tool 'final_tool'")
+			.withMessageContaining("is final: a proxy cannot intercept it");
+	}
+
+	public static class SameNames {
+
+		@IdempotentTool(name = "draft", transactional = true)
+		public String one(String text) {
+			return text;
+		}
+
+		@IdempotentTool(name = "draft", transactional = true)
+		public String two(String text) {
+			return text;
+		}
+
+	}
+
+	@Test
+	void twoToolsOfOneNameStopTheStart() {
+		assertThatIllegalStateException().isThrownBy(() -> start(SameNames.class))
+			.withMessageContaining("are both named 'draft'");
+	}
+
+	@Test
+	void aTransactionalToolWithoutATransactionManagerStopsTheStart() {
+		assertThatIllegalStateException().isThrownBy(() -> start(FinalMethod.class))
+			.withMessageContaining("is transactional, but there is no transaction manager");
+	}
+
+	public interface Tickets {
+
+		String openTicket(String issue);
+
+	}
+
+	public static class InterfaceTools implements Tickets {
+
+		@Override
+		@IdempotentTool(name = "open_ticket", transactional = true)
+		public String openTicket(String issue) {
+			return issue;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableIdempotentTools(proxyTargetClass = false)
+	static class InterfaceProxies {
+
+		@Bean
+		JdbcLedger ledger() {
+			return new JdbcLedger(dataSource, "tool_audit", Redaction.defaults());
+		}
+
+		@Bean
+		InterfaceTools interfaceTools() {
+			return new InterfaceTools();
+		}
+
+	}
+
+	@Test
+	void aToolBeanProxiedByInterfaceStopsTheStartWithAdvice() {
+		assertThatIllegalStateException().isThrownBy(() -> new AnnotationConfigApplicationContext(InterfaceProxies.class))
+			.withMessageContaining("is proxied by interface (a JDK proxy)")
+			.withMessageContaining("spring.aop.proxy-target-class=true");
+	}
+
+	public static class RetriedTool {
+
+		private final AtomicInteger attempts = new AtomicInteger();
+
+		@Retryable(includes = IOException.class, maxRetries = 2, delay = 1, jitter = 0)
+		@IdempotentTool(name = "flaky_send", reconcile = "findSent")
+		public String flakySend(String text) throws IOException {
+			if (this.attempts.incrementAndGet() < 3) {
+				throw new IOException("connection reset");
+			}
+			return "sent " + text;
+		}
+
+		Reconciliation<String> findSent(IdempotencyKey key) {
+			return Reconciliation.notFound();
+		}
+
+		public int attempts() {
+			return this.attempts.get();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableResilientMethods
+	static class Resilience {
+
+	}
+
+	@Test
+	void retriesHappenWithinOneClaim() throws Exception {
+		try (AnnotationConfigApplicationContext context = start(Resilience.class, RetriedTool.class)) {
+			RetriedTool tool = context.getBean(RetriedTool.class);
+			JdbcLedger ledger = context.getBean(JdbcLedger.class);
+
+			String result = RunContext.call(new Run("retry-run", null), () -> tool.flakySend("quote"));
+
+			assertThat(result).isEqualTo("sent quote");
+			assertThat(tool.attempts()).isEqualTo(3);
+			IdempotencyKey key = io.idempotency.key.IdempotencyKeys.derive("flaky_send", "{\"text\":\"quote\"}",
+					"retry-run");
+			assertThat(ledger.find(key).orElseThrow().status()).isEqualTo(LedgerStatus.SUCCEEDED);
+		}
+	}
+
+}
