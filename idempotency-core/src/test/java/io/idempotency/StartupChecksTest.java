@@ -1,10 +1,15 @@
 package io.idempotency;
 
 import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
+import javax.tools.ToolProvider;
 
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.ledger.JdbcLedger;
@@ -16,6 +21,7 @@ import io.idempotency.run.RunContext;
 import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -225,6 +231,32 @@ class StartupChecksTest {
 		assertThatIllegalStateException().isThrownBy(() -> new AnnotationConfigApplicationContext(InterfaceProxies.class))
 			.withMessageContaining("is proxied by interface (a JDK proxy)")
 			.withMessageContaining("spring.aop.proxy-target-class=true");
+	}
+
+	@Test
+	void aToolCompiledWithoutParameterNamesStopsTheStart(@TempDir Path dir) throws Exception {
+		Path source = dir.resolve("NamelessTools.java");
+		Files.writeString(source, """
+				public class NamelessTools {
+					@io.idempotency.IdempotentTool(name = "nameless", transactional = true)
+					public String act(String text) {
+						return text;
+					}
+				}
+				""");
+		int status = ToolProvider.getSystemJavaCompiler()
+			.run(null, null, null, "-cp", System.getProperty("java.class.path"), "-d", dir.toString(), source.toString());
+		assertThat(status).isZero();
+		try (URLClassLoader loader = new URLClassLoader(new URL[] { dir.toUri().toURL() }, getClass().getClassLoader())) {
+			Class<?> nameless = loader.loadClass("NamelessTools");
+			AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+			context.register(Ledger.class);
+			// Lazy: the check works from the type alone, without making a proxy of a class from another loader.
+			context.registerBean("namelessTools", nameless, (definition) -> definition.setLazyInit(true));
+			assertThatIllegalStateException().isThrownBy(context::refresh)
+				.withMessageContaining("Tool 'nameless'")
+				.withMessageContaining("compile with -parameters");
+		}
 	}
 
 	public static class RetriedTool {
