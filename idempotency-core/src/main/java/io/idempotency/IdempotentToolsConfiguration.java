@@ -29,8 +29,8 @@ class IdempotentToolsConfiguration {
 
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static IdempotentToolsVerifier idempotentToolsVerifier(IdempotentToolAdvisor idempotentToolAdvisor) {
-		return new IdempotentToolsVerifier(idempotentToolAdvisor);
+	static IdempotentToolRegistry idempotentToolRegistry(IdempotentToolAdvisor idempotentToolAdvisor) {
+		return new IdempotentToolRegistry(idempotentToolAdvisor);
 	}
 
 }

@@ -1,6 +1,7 @@
 package io.idempotency;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,7 +18,9 @@ import java.util.concurrent.Future;
 import javax.sql.DataSource;
 
 import io.idempotency.QuoteTools.Quote;
+import io.idempotency.key.IdempotencyKey;
 import io.idempotency.key.IdempotencyKeys;
+import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.ledger.LedgerEntry;
 import io.idempotency.ledger.LedgerSchema;
@@ -30,6 +33,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.springframework.ai.chat.model.ToolContext;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -43,6 +47,7 @@ import org.springframework.transaction.annotation.EnableTransactionManagement;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Idempotent tools through real Spring beans, the real advice and a real ledger, with effects counted in
@@ -374,6 +379,109 @@ abstract class IdempotentToolContractTests {
 		var key = IdempotencyKeys.derive("quote_in_transaction", "{\"accountName\":\"Henderson\",\"fail\":true}", "r1");
 		assertThat(this.ledger.find(key).orElseThrow().status()).as("the claim and outcome survived it")
 			.isEqualTo(LedgerStatus.FAILED);
+	}
+
+	// The reconciler
+
+	/** A call whose JVM died after the claim: the row stays attempting and nobody records its outcome. */
+	IdempotencyKey crashedDraft(String runId, String accountName, boolean tookEffect) {
+		String arguments = "{\"accountName\":\"" + accountName + "\",\"quantity\":200,\"sku\":\"SKU-4411\"}";
+		IdempotencyKey key = IdempotencyKeys.derive("draft_quote", arguments, runId);
+		this.ledger.claim(new ClaimRequest(key, runId, "rep-1", "draft_quote", arguments));
+		if (tookEffect) {
+			this.jdbc.update("INSERT INTO quotes (account_name, sku, quantity, reference) VALUES (?, 'SKU-4411', 200, ?)",
+					accountName, key.externalReference("q"));
+		}
+		return key;
+	}
+
+	Reconciler reconciler(int maxAttempts) {
+		return new Reconciler(this.ledger, this.context.getBean(IdempotentToolRegistry.class), new JsonMapper(),
+				new ReconcilerSettings(Duration.ofMillis(1), Map.of(), 100, Duration.ofMinutes(5), Duration.ofMillis(1),
+						Duration.ofMillis(1), maxAttempts));
+	}
+
+	@Test
+	void aCallLeftAttemptingByACrashIsReconciledBothWays() {
+		IdempotencyKey happened = crashedDraft("r1", "Henderson", true);
+		IdempotencyKey didNot = crashedDraft("r1", "Acme", false);
+		Reconciler reconciler = reconciler(10);
+
+		Reconciler.Pass pass = await().until(reconciler::reconcile, (p) -> p.resolved() > 0);
+
+		assertThat(pass.succeeded()).isEqualTo(1);
+		assertThat(pass.failed()).isEqualTo(1);
+		assertThat(this.ledger.find(happened).orElseThrow().status()).isEqualTo(LedgerStatus.SUCCEEDED);
+		assertThat(this.ledger.find(didNot).orElseThrow().status()).isEqualTo(LedgerStatus.FAILED);
+		Quote replayed = inRun("r1", "rep-1", () -> this.tools.draftQuote("Henderson", "SKU-4411", 200));
+		assertThat(replayed.reference()).isEqualTo(happened.externalReference("q"));
+		assertThatExceptionOfType(PreviousAttemptFailedException.class)
+			.isThrownBy(() -> inRun("r1", "rep-1", () -> this.tools.draftQuote("Acme", "SKU-4411", 200)));
+		assertThat(this.tools.quotes()).isEqualTo(1);
+	}
+
+	@Test
+	void aReconcileMethodThatFailsIsRetriedThenHandedToAHuman() {
+		IdempotencyKey key = IdempotencyKeys.derive("unreconcilable", "{\"accountName\":\"Henderson\"}", "r1");
+		this.ledger.claim(new ClaimRequest(key, "r1", "rep-1", "unreconcilable", "{\"accountName\":\"Henderson\"}"));
+		Reconciler reconciler = reconciler(2);
+
+		assertThat(await().until(reconciler::reconcile, (p) -> p.postponed() > 0).postponed()).isEqualTo(1);
+		assertThat(await().until(reconciler::reconcile, (p) -> p.awaitingHuman() > 0).awaitingHuman()).isEqualTo(1);
+
+		assertThat(reconciler.awaitingHuman()).isEqualTo(1);
+		LedgerEntry entry = this.ledger.find(key).orElseThrow();
+		assertThat(entry.status()).isEqualTo(LedgerStatus.ATTEMPTING);
+		assertThat(entry.reconcileAttempts()).isEqualTo(2);
+		assertThat(reconciler.reconcile().resolved()).as("left alone for the human").isZero();
+	}
+
+	@Test
+	void aToolWithALongerThresholdIsNotReconciledWhileItMayStillRun() {
+		crashedDraft("r1", "Henderson", true);
+		int before = this.tools.reconciliations();
+		Reconciler patient = new Reconciler(this.ledger, this.context.getBean(IdempotentToolRegistry.class),
+				new JsonMapper(), new ReconcilerSettings(Duration.ofMillis(1), Map.of("draft_quote", Duration.ofHours(1)),
+						100, Duration.ofMinutes(5), Duration.ofMillis(1), Duration.ofMillis(1), 10));
+
+		assertThat(patient.reconcile().resolved()).isZero();
+		assertThat(this.tools.reconciliations() - before).isZero();
+	}
+
+	@Test
+	void twoReconcilersAtOnceNeverResolveARowTwice() throws Exception {
+		int rows = 40;
+		for (int i = 0; i < rows; i++) {
+			crashedDraft("r" + i, "Henderson", i % 2 == 0);
+		}
+		int before = this.tools.reconciliations();
+		Reconciler first = reconciler(10);
+		Reconciler second = reconciler(10);
+		ExecutorService pool = Executors.newFixedThreadPool(2);
+		try {
+			CyclicBarrier start = new CyclicBarrier(2);
+			Callable<Integer> drain = () -> {
+				start.await();
+				int resolved = 0;
+				for (int pass = 0; pass < 1000 && unsettled() > 0; pass++) {
+					resolved += ((pass % 2 == 0) ? first : second).reconcile().resolved();
+				}
+				return resolved;
+			};
+			Future<Integer> a = pool.submit(drain);
+			Future<Integer> b = pool.submit(drain);
+			assertThat(a.get() + b.get()).isEqualTo(rows);
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		assertThat(this.tools.reconciliations() - before).isEqualTo(rows);
+		assertThat(unsettled()).isZero();
+	}
+
+	private int unsettled() {
+		return this.jdbc.queryForObject(
+				"SELECT COUNT(*) FROM " + LEDGER_TABLE + " WHERE status IN ('attempting', 'unknown')", Integer.class);
 	}
 
 	private static <X extends Throwable> X catchThrowable(Callable<?> call, Class<X> type) {

@@ -23,6 +23,8 @@ public class QuoteTools {
 
 	private final AtomicInteger sendAttempts = new AtomicInteger();
 
+	private final AtomicInteger reconciliations = new AtomicInteger();
+
 	public QuoteTools(JdbcTemplate jdbc) {
 		this.jdbc = jdbc;
 	}
@@ -59,7 +61,21 @@ public class QuoteTools {
 	}
 
 	Reconciliation<Quote> findQuote(IdempotencyKey key, String accountName) {
+		this.reconciliations.incrementAndGet();
 		return Reconciliation.of(findByReference(key.externalReference("q")));
+	}
+
+	public int reconciliations() {
+		return this.reconciliations.get();
+	}
+
+	@IdempotentTool(name = "unreconcilable", reconcile = "askTheDownSystem")
+	public String unreconcilable(String accountName) {
+		return accountName;
+	}
+
+	Reconciliation<String> askTheDownSystem(IdempotencyKey key) {
+		throw new IllegalStateException("the ticket system is down");
 	}
 
 	@IdempotentTool(name = "draft_quotes", reconcile = "findQuotes")

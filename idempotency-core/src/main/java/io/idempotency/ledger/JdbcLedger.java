@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -246,14 +247,39 @@ public final class JdbcLedger implements AutoCloseable {
 	 * @return the leased rows, oldest first, each carrying its lease in {@link LedgerEntry#reconcileOwner()}
 	 */
 	public List<LedgerEntry> leaseStale(Duration olderThan, int limit, Duration leaseFor) {
+		return lease(this.sql.findStale, List.of(), olderThan, limit, leaseFor);
+	}
+
+	/**
+	 * As {@link #leaseStale(Duration, int, Duration)}, for the rows of the given tools only: for tools whose
+	 * calls legitimately run longer than others.
+	 */
+	public List<LedgerEntry> leaseStaleOf(Set<String> tools, Duration olderThan, int limit, Duration leaseFor) {
+		if (tools.isEmpty()) {
+			return List.of();
+		}
+		return lease(this.sql.findStale(tools.size(), true), List.copyOf(tools), olderThan, limit, leaseFor);
+	}
+
+	/** As {@link #leaseStale(Duration, int, Duration)}, for the rows of all tools but the given ones. */
+	public List<LedgerEntry> leaseStaleExcept(Set<String> tools, Duration olderThan, int limit, Duration leaseFor) {
+		return lease(this.sql.findStale(tools.size(), false), List.copyOf(tools), olderThan, limit, leaseFor);
+	}
+
+	private List<LedgerEntry> lease(String findStale, List<String> tools, Duration olderThan, int limit,
+			Duration leaseFor) {
 		requireNotNegative(olderThan, "olderThan");
 		requirePositive(leaseFor, "leaseFor");
 		if (limit < 1) {
 			throw new IllegalArgumentException("limit must be at least 1, but was " + limit);
 		}
+		List<Object> parameters = new ArrayList<>();
+		parameters.add(micros(olderThan));
+		parameters.addAll(tools);
+		parameters.add(limit);
 		String owner = UUID.randomUUID().toString();
 		return this.ownTransaction.execute((status) -> {
-			List<LedgerEntry> stale = this.jdbc.query(this.sql.findStale, this::entry, micros(olderThan), limit);
+			List<LedgerEntry> stale = this.jdbc.query(findStale, this::entry, parameters.toArray());
 			List<LedgerEntry> leased = new ArrayList<>(stale.size());
 			for (LedgerEntry entry : stale) {
 				this.jdbc.update(this.sql.lease, owner, micros(leaseFor), entry.id());

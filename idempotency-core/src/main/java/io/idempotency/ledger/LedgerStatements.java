@@ -30,7 +30,13 @@ final class LedgerStatements {
 
 	final String replayStatistics;
 
+	private final LedgerDialect dialect;
+
+	private final String table;
+
 	LedgerStatements(LedgerDialect dialect, TableName tableName) {
+		this.dialect = dialect;
+		this.table = tableName.qualified();
 		String table = tableName.qualified();
 		String now = dialect.now();
 		this.claim = "INSERT INTO " + table + " (idempotency_key, run_id, user_id, tool, arguments, status, started_at)"
@@ -42,9 +48,7 @@ final class LedgerStatements {
 				+ " finished_at = " + now + " WHERE idempotency_key = ? AND status = 'attempting'";
 		this.addReplays = "UPDATE " + table + " SET replay_count = replay_count + ?, last_replay_at = " + now
 				+ " WHERE idempotency_key = ?";
-		this.findStale = "SELECT " + COLUMNS + " FROM " + table + " WHERE " + UNSETTLED + " AND started_at < "
-				+ dialect.nowMinusMicros() + " AND (reconcile_after IS NULL OR reconcile_after < " + now + ")"
-				+ " ORDER BY started_at LIMIT ? FOR UPDATE SKIP LOCKED";
+		this.findStale = findStale(table, dialect, "");
 		this.lease = "UPDATE " + table + " SET reconcile_owner = ?, reconcile_after = " + dialect.nowPlusMicros()
 				+ ", reconcile_attempts = reconcile_attempts + 1 WHERE id = ?";
 		this.resolve = "UPDATE " + table + " SET status = ?, result = " + dialect.json() + ", error = ?, finished_at = "
@@ -55,6 +59,21 @@ final class LedgerStatements {
 		this.purgeSettled = dialect.purge(table, SETTLED + " AND started_at < " + dialect.nowMinusMicros());
 		this.replayStatistics = "SELECT COUNT(*), COALESCE(SUM(replay_count), 0) FROM " + table
 				+ " WHERE started_at > " + dialect.nowMinusMicros();
+	}
+
+	/** The stale rows of only some tools, or of all but some tools, given as that many parameters. */
+	String findStale(int tools, boolean only) {
+		if (tools == 0) {
+			return only ? null : this.findStale;
+		}
+		String names = String.join(", ", java.util.Collections.nCopies(tools, "?"));
+		return findStale(this.table, this.dialect, " AND tool " + (only ? "IN" : "NOT IN") + " (" + names + ")");
+	}
+
+	private static String findStale(String table, LedgerDialect dialect, String toolCondition) {
+		return "SELECT " + COLUMNS + " FROM " + table + " WHERE " + UNSETTLED + " AND started_at < "
+				+ dialect.nowMinusMicros() + " AND (reconcile_after IS NULL OR reconcile_after < " + dialect.now() + ")"
+				+ toolCondition + " ORDER BY started_at LIMIT ? FOR UPDATE SKIP LOCKED";
 	}
 
 }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import org.springframework.aop.Advisor;
@@ -21,15 +22,16 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 
 /**
- * Checks every idempotent tool once the application's singletons exist, and refuses to let the application
- * start when one would misbehave at call time: no reconcile method, a reconcile method that does not fit,
+ * Knows every idempotent tool of the application, for the reconciler, and checks each once the
+ * application's singletons exist. It refuses to let the application start when a tool would misbehave at
+ * call time: no reconcile method, a reconcile method that does not fit,
  * no parameter names, an asynchronous result, a method a proxy cannot intercept, a bean that is not
  * proxied by class, two tools of one name. The message names every offending tool.
  *
  * <p>It also puts the idempotency advice outside Spring's {@code @Retryable}, whose post-processor places
  * its own advice first, so that a tool's retries happen within one claim.
  */
-public final class IdempotentToolsVerifier implements SmartInitializingSingleton, BeanFactoryAware {
+public final class IdempotentToolRegistry implements SmartInitializingSingleton, BeanFactoryAware {
 
 	private static final Set<String> RETRY_ADVICE_PACKAGES = Set.of("org.springframework.resilience.",
 			"org.springframework.retry.");
@@ -38,7 +40,13 @@ public final class IdempotentToolsVerifier implements SmartInitializingSingleton
 
 	private ConfigurableListableBeanFactory beanFactory;
 
-	public IdempotentToolsVerifier(IdempotentToolAdvisor advisor) {
+	/** A tool and the bean it is called on. */
+	record RegisteredTool(Object bean, ToolDescriptor descriptor) {
+	}
+
+	private volatile Map<String, RegisteredTool> tools = Map.of();
+
+	public IdempotentToolRegistry(IdempotentToolAdvisor advisor) {
 		this.advisor = advisor;
 	}
 
@@ -51,6 +59,7 @@ public final class IdempotentToolsVerifier implements SmartInitializingSingleton
 	public void afterSingletonsInstantiated() {
 		List<String> problems = new ArrayList<>();
 		Map<String, String> toolNames = new HashMap<>();
+		Map<String, RegisteredTool> registered = new HashMap<>();
 		for (String beanName : this.beanFactory.getBeanDefinitionNames()) {
 			BeanDefinition definition = this.beanFactory.getMergedBeanDefinition(beanName);
 			if (definition.isAbstract() || definition.getRole() == BeanDefinition.ROLE_INFRASTRUCTURE) {
@@ -78,6 +87,9 @@ public final class IdempotentToolsVerifier implements SmartInitializingSingleton
 					problems.add("Tools " + other + " and " + where + " are both named '" + tool.name()
 							+ "': their calls would share keys. Give each a distinct name");
 				}
+				if (bean != null) {
+					registered.put(tool.name(), new RegisteredTool(bean, tool));
+				}
 				if (tool.transactional() && !this.advisor.interceptor().supportsTransactionalTools()) {
 					problems.add("Tool '" + tool.name() + "' (" + where + ") is transactional, but there is no"
 							+ " transaction manager for the ledger's database");
@@ -91,6 +103,17 @@ public final class IdempotentToolsVerifier implements SmartInitializingSingleton
 			throw new IllegalStateException(
 					"Idempotent tools are misconfigured, so the application does not start:\n - " + String.join("\n - ", problems));
 		}
+		this.tools = Map.copyOf(registered);
+	}
+
+	/** The tool of this name, on its bean, once the application has started. */
+	Optional<RegisteredTool> find(String name) {
+		return Optional.ofNullable(this.tools.get(name));
+	}
+
+	/** The names of every tool, once the application has started. */
+	public Set<String> toolNames() {
+		return this.tools.keySet();
 	}
 
 	private void checkProxy(String beanName, Object bean, List<String> problems) {

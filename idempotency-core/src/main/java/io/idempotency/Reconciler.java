@@ -1,0 +1,199 @@
+package io.idempotency;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Parameter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.idempotency.IdempotentToolRegistry.RegisteredTool;
+import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.ledger.LedgerEntry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.core.ResolvableType;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Resolves calls whose outcome is open: rows attempting or unknown for longer than their tool's threshold.
+ * For each, it asks the tool's reconcile method "did this happen?" and records the answer: succeeded with
+ * the result, or failed. A reconcile method that throws leaves the row for a later pass, after a back-off;
+ * after the configured number of attempts the row waits for a human.
+ *
+ * <p>Run {@link #reconcile()} on a schedule, off the request path. Several instances may run it at once
+ * on one database: the ledger leases each row to one of them.
+ */
+public final class Reconciler {
+
+	private static final Log logger = LogFactory.getLog(Reconciler.class);
+
+	/** How long a row that waits for a human is left alone before it is tried again. */
+	static final Duration HUMAN_PAUSE = Duration.ofDays(365);
+
+	/** The outcome of one pass. */
+	public record Pass(int succeeded, int failed, int postponed, int awaitingHuman) {
+
+		public int resolved() {
+			return this.succeeded + this.failed;
+		}
+
+	}
+
+	private final JdbcLedger ledger;
+
+	private final IdempotentToolRegistry tools;
+
+	private final ResultCodec results;
+
+	private final JsonMapper mapper;
+
+	private final ReconcilerSettings settings;
+
+	private final AtomicLong awaitingHuman = new AtomicLong();
+
+	public Reconciler(JdbcLedger ledger, IdempotentToolRegistry tools, JsonMapper resultMapper,
+			ReconcilerSettings settings) {
+		this.ledger = ledger;
+		this.tools = tools;
+		this.mapper = resultMapper;
+		this.results = new ResultCodec(resultMapper);
+		this.settings = settings;
+	}
+
+	/** One pass over at most a batch of stale rows. */
+	public Pass reconcile() {
+		// Each threshold is applied by the database, on its clock.
+		Map<String, Duration> byTool = this.settings.staleAfterByTool();
+		List<LedgerEntry> rows = new ArrayList<>(this.ledger.leaseStaleExcept(byTool.keySet(),
+				this.settings.staleAfter(), this.settings.batchSize(), this.settings.lease()));
+		for (Map.Entry<String, Duration> tool : byTool.entrySet()) {
+			if (rows.size() < this.settings.batchSize()) {
+				rows.addAll(this.ledger.leaseStaleOf(Set.of(tool.getKey()), tool.getValue(),
+						this.settings.batchSize() - rows.size(), this.settings.lease()));
+			}
+		}
+		int succeeded = 0;
+		int failed = 0;
+		int postponed = 0;
+		int human = 0;
+		for (LedgerEntry row : rows) {
+			switch (reconcile(row)) {
+				case SUCCEEDED -> succeeded++;
+				case FAILED -> failed++;
+				case POSTPONED -> postponed++;
+				case AWAITING_HUMAN -> human++;
+				case LEFT -> {
+					// settled or lost meanwhile
+				}
+			}
+		}
+		return new Pass(succeeded, failed, postponed, human);
+	}
+
+	/** How many rows this reconciler has handed to a human since it started. */
+	public long awaitingHuman() {
+		return this.awaitingHuman.get();
+	}
+
+	private enum Outcome {
+
+		SUCCEEDED, FAILED, POSTPONED, AWAITING_HUMAN, LEFT
+
+	}
+
+	private Outcome reconcile(LedgerEntry row) {
+		Optional<RegisteredTool> tool = this.tools.find(row.tool());
+		try {
+			if (tool.isEmpty() || tool.get().descriptor().reconcile() == null) {
+				throw new IllegalStateException("no tool named '" + row.tool() + "' with a reconcile method is registered");
+			}
+			Reconciliation<?> answer = ask(tool.get(), row);
+			if (answer.tookEffect()) {
+				String result = tool.get().descriptor().returnsNothing() ? null : this.results.write(answer.result());
+				return resolved(row, this.ledger.resolveSucceeded(row, result), "succeeded", Outcome.SUCCEEDED);
+			}
+			return resolved(row, this.ledger.resolveFailed(row, "Reconciled: the call did not take effect"), "failed",
+					Outcome.FAILED);
+		}
+		catch (RuntimeException ex) {
+			return postpone(row, ex);
+		}
+	}
+
+	private Reconciliation<?> ask(RegisteredTool tool, LedgerEntry row) {
+		Method reconcile = tool.descriptor().reconcile();
+		JsonNode arguments = this.mapper.readTree(row.arguments());
+		Parameter[] parameters = reconcile.getParameters();
+		Object[] values = new Object[parameters.length];
+		for (int i = 0; i < parameters.length; i++) {
+			if (parameters[i].getType().equals(io.idempotency.key.IdempotencyKey.class)) {
+				values[i] = row.key();
+			}
+			else {
+				JsonNode value = arguments.get(parameters[i].getName());
+				ResolvableType type = ResolvableType.forMethodParameter(reconcile, i, tool.bean().getClass());
+				values[i] = (value == null || value.isNull()) ? null
+						: this.mapper.convertValue(value, this.mapper.getTypeFactory().constructType(type.getType()));
+			}
+		}
+		// A public method through the proxy (so its own advice applies), anything else on the target itself.
+		Object target = tool.bean();
+		if (!Modifier.isPublic(reconcile.getModifiers())) {
+			Object singleton = AopProxyUtils.getSingletonTarget(target);
+			target = (singleton != null) ? singleton : target;
+		}
+		ReflectionUtils.makeAccessible(reconcile);
+		try {
+			Object answer = reconcile.invoke(target, values);
+			if (answer == null) {
+				throw new IllegalStateException("the reconcile method " + reconcile.getName() + " returned null");
+			}
+			return (Reconciliation<?>) answer;
+		}
+		catch (InvocationTargetException ex) {
+			ReflectionUtils.rethrowRuntimeException(ex.getTargetException());
+			throw new IllegalStateException(ex.getTargetException());
+		}
+		catch (IllegalAccessException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private Outcome resolved(LedgerEntry row, boolean recorded, String outcome, Outcome counted) {
+		if (!recorded) {
+			logger.info("reconcile.skipped tool=" + row.tool() + " key=" + row.key()
+					+ " reason=the row settled or its lease ended meanwhile");
+			return Outcome.LEFT;
+		}
+		logger.info("reconcile.resolved tool=" + row.tool() + " key=" + row.key() + " run=" + row.runId() + " outcome="
+				+ outcome + " attempts=" + row.reconcileAttempts());
+		return counted;
+	}
+
+	private Outcome postpone(LedgerEntry row, RuntimeException failure) {
+		if (row.reconcileAttempts() >= this.settings.maxAttempts()) {
+			this.ledger.postpone(row, HUMAN_PAUSE);
+			this.awaitingHuman.incrementAndGet();
+			logger.error("reconcile.needs_human tool=" + row.tool() + " key=" + row.key() + " run=" + row.runId()
+					+ " attempts=" + row.reconcileAttempts() + ": could not tell whether the call took effect; settle the"
+					+ " row by hand", failure);
+			return Outcome.AWAITING_HUMAN;
+		}
+		Duration pause = this.settings.backoff(row.reconcileAttempts());
+		this.ledger.postpone(row, pause);
+		logger.warn("reconcile.postponed tool=" + row.tool() + " key=" + row.key() + " attempts="
+				+ row.reconcileAttempts() + " retry_in=" + pause + ": " + failure);
+		return Outcome.POSTPONED;
+	}
+
+}
