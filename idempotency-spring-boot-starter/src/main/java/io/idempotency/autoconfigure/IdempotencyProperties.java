@@ -1,0 +1,364 @@
+package io.idempotency.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.idempotency.IdempotentToolAdvisor;
+import io.idempotency.MissingRunPolicy;
+import io.idempotency.ledger.Redaction;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
+
+/** Settings of idempotent tool calls. */
+@ConfigurationProperties("idempotency")
+public class IdempotencyProperties {
+
+	/** Whether idempotent tools are deduplicated. When off, their methods run as if not annotated. */
+	private boolean enabled = true;
+
+	/** The order of the idempotency advice among other advisors; the default runs it outside @Transactional. */
+	private int advisorOrder = IdempotentToolAdvisor.DEFAULT_ORDER;
+
+	/** What a tool called outside any run does: refuse (nothing is executed), or execute without deduplication. */
+	private MissingRunPolicy missingRun = MissingRunPolicy.REFUSE;
+
+	/** Exception class names after which a tool's effect may have happened, added to the defaults (I/O errors, timeouts, ResourceAccessException). */
+	private List<String> unknownExceptions = new ArrayList<>();
+
+	private final ToolContext toolContext = new ToolContext();
+
+	private final Redaction redaction = new Redaction();
+
+	private final Jdbc jdbc = new Jdbc();
+
+	private final Reconciler reconciler = new Reconciler();
+
+	private final ReplayCounts replayCounts = new ReplayCounts();
+
+	private final Retention retention = new Retention();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public int getAdvisorOrder() {
+		return this.advisorOrder;
+	}
+
+	public void setAdvisorOrder(int advisorOrder) {
+		this.advisorOrder = advisorOrder;
+	}
+
+	public MissingRunPolicy getMissingRun() {
+		return this.missingRun;
+	}
+
+	public void setMissingRun(MissingRunPolicy missingRun) {
+		this.missingRun = missingRun;
+	}
+
+	public List<String> getUnknownExceptions() {
+		return this.unknownExceptions;
+	}
+
+	public void setUnknownExceptions(List<String> unknownExceptions) {
+		this.unknownExceptions = unknownExceptions;
+	}
+
+	public ToolContext getToolContext() {
+		return this.toolContext;
+	}
+
+	public Redaction getRedaction() {
+		return this.redaction;
+	}
+
+	public Jdbc getJdbc() {
+		return this.jdbc;
+	}
+
+	public Reconciler getReconciler() {
+		return this.reconciler;
+	}
+
+	public ReplayCounts getReplayCounts() {
+		return this.replayCounts;
+	}
+
+	public Retention getRetention() {
+		return this.retention;
+	}
+
+	/** Where a framework tool context (Spring AI's ToolContext) holds the run. */
+	public static class ToolContext {
+
+		/** The key of the run id in the tool context. */
+		private String runIdKey = "runId";
+
+		/** The key of the user id in the tool context. */
+		private String userIdKey = "userId";
+
+		public String getRunIdKey() {
+			return this.runIdKey;
+		}
+
+		public void setRunIdKey(String runIdKey) {
+			this.runIdKey = runIdKey;
+		}
+
+		public String getUserIdKey() {
+			return this.userIdKey;
+		}
+
+		public void setUserIdKey(String userIdKey) {
+			this.userIdKey = userIdKey;
+		}
+
+	}
+
+	/** What is kept out of the ledger. */
+	public static class Redaction {
+
+		/** Argument names whose values are never stored, at any depth; a name matches when it contains one of these, ignoring case, '_' and '-'. */
+		private Set<String> names = new LinkedHashSet<>(io.idempotency.ledger.Redaction.DEFAULT_NAMES);
+
+		public Set<String> getNames() {
+			return this.names;
+		}
+
+		public void setNames(Set<String> names) {
+			this.names = names;
+		}
+
+	}
+
+	/** The ledger table. */
+	public static class Jdbc {
+
+		/** The ledger table's name, optionally schema-qualified. */
+		private String tableName = "tool_audit";
+
+		/** When to create the ledger table at start-up (only if it does not exist): embedded databases only, always, or never. */
+		private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
+
+		/** A schema script to run instead of the shipped one; @@platform@@ is replaced by the database platform. */
+		private String schema;
+
+		/** The platform of the schema script (postgresql, mysql, h2); detected from the database by default. */
+		private String platform;
+
+		public String getTableName() {
+			return this.tableName;
+		}
+
+		public void setTableName(String tableName) {
+			this.tableName = tableName;
+		}
+
+		public DatabaseInitializationMode getInitializeSchema() {
+			return this.initializeSchema;
+		}
+
+		public void setInitializeSchema(DatabaseInitializationMode initializeSchema) {
+			this.initializeSchema = initializeSchema;
+		}
+
+		public String getSchema() {
+			return this.schema;
+		}
+
+		public void setSchema(String schema) {
+			this.schema = schema;
+		}
+
+		public String getPlatform() {
+			return this.platform;
+		}
+
+		public void setPlatform(String platform) {
+			this.platform = platform;
+		}
+
+	}
+
+	/** The job that resolves calls whose outcome is open. */
+	public static class Reconciler {
+
+		/** Whether this instance runs the reconciler. Several instances may: each row goes to one at a time. */
+		private boolean enabled = true;
+
+		/** How often the reconciler looks for stale calls. */
+		private Duration interval = Duration.ofSeconds(30);
+
+		/** How long a call must have been attempting or unknown before it is reconciled. */
+		private Duration staleAfter = Duration.ofMinutes(2);
+
+		/** The same, per tool name, for tools that legitimately run longer. */
+		private Map<String, Duration> staleAfterByTool = new LinkedHashMap<>();
+
+		/** The most rows one pass takes. */
+		private int batchSize = 100;
+
+		/** How long a pass holds its rows. */
+		private Duration lease = Duration.ofMinutes(5);
+
+		/** The pause after a reconcile method fails; doubled after each further failure. */
+		private Duration initialBackoff = Duration.ofMinutes(1);
+
+		/** The longest pause between attempts. */
+		private Duration maxBackoff = Duration.ofHours(1);
+
+		/** After this many failed attempts a row waits for a human. */
+		private int maxAttempts = 10;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getInterval() {
+			return this.interval;
+		}
+
+		public void setInterval(Duration interval) {
+			this.interval = interval;
+		}
+
+		public Duration getStaleAfter() {
+			return this.staleAfter;
+		}
+
+		public void setStaleAfter(Duration staleAfter) {
+			this.staleAfter = staleAfter;
+		}
+
+		public Map<String, Duration> getStaleAfterByTool() {
+			return this.staleAfterByTool;
+		}
+
+		public void setStaleAfterByTool(Map<String, Duration> staleAfterByTool) {
+			this.staleAfterByTool = staleAfterByTool;
+		}
+
+		public int getBatchSize() {
+			return this.batchSize;
+		}
+
+		public void setBatchSize(int batchSize) {
+			this.batchSize = batchSize;
+		}
+
+		public Duration getLease() {
+			return this.lease;
+		}
+
+		public void setLease(Duration lease) {
+			this.lease = lease;
+		}
+
+		public Duration getInitialBackoff() {
+			return this.initialBackoff;
+		}
+
+		public void setInitialBackoff(Duration initialBackoff) {
+			this.initialBackoff = initialBackoff;
+		}
+
+		public Duration getMaxBackoff() {
+			return this.maxBackoff;
+		}
+
+		public void setMaxBackoff(Duration maxBackoff) {
+			this.maxBackoff = maxBackoff;
+		}
+
+		public int getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(int maxAttempts) {
+			this.maxAttempts = maxAttempts;
+		}
+
+	}
+
+	/** Replay counting. */
+	public static class ReplayCounts {
+
+		/** How often replay counts kept in memory are written to the ledger. */
+		private Duration flushInterval = Duration.ofSeconds(10);
+
+		public Duration getFlushInterval() {
+			return this.flushInterval;
+		}
+
+		public void setFlushInterval(Duration flushInterval) {
+			this.flushInterval = flushInterval;
+		}
+
+	}
+
+	/** How long settled calls are kept. */
+	public static class Retention {
+
+		/** Settled calls (succeeded or failed) started longer ago than this are deleted; empty keeps them forever. */
+		private Duration period = Duration.ofDays(90);
+
+		/** How often old settled calls are deleted. */
+		private Duration interval = Duration.ofHours(1);
+
+		/** The most rows one delete statement removes. */
+		private int batchSize = 1000;
+
+		public Duration getPeriod() {
+			return this.period;
+		}
+
+		public void setPeriod(Duration period) {
+			this.period = period;
+		}
+
+		public Duration getInterval() {
+			return this.interval;
+		}
+
+		public void setInterval(Duration interval) {
+			this.interval = interval;
+		}
+
+		public int getBatchSize() {
+			return this.batchSize;
+		}
+
+		public void setBatchSize(int batchSize) {
+			this.batchSize = batchSize;
+		}
+
+	}
+
+	List<String> unknownExceptionsOrEmpty() {
+		return (this.unknownExceptions != null) ? this.unknownExceptions : List.of();
+	}
+
+	Set<String> redactionNames() {
+		return (this.redaction.names != null) ? this.redaction.names : Set.of();
+	}
+
+	static io.idempotency.ledger.Redaction redactionOf(IdempotencyProperties properties) {
+		return io.idempotency.ledger.Redaction.of(properties.redactionNames());
+	}
+
+}

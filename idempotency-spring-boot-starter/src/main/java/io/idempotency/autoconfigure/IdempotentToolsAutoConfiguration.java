@@ -1,0 +1,59 @@
+package io.idempotency.autoconfigure;
+
+import io.idempotency.IdempotentToolAdvisor;
+import io.idempotency.IdempotentToolRegistry;
+import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.run.RunSource;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * The advice of {@code @IdempotentTool} methods and the registry that checks them at start-up. Proxies are
+ * made by Spring Boot's AOP auto-configuration (by class, as Spring AI needs).
+ */
+@AutoConfiguration(after = IdempotencyLedgerAutoConfiguration.class,
+		afterName = { "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
+				"org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+				"org.springframework.boot.autoconfigure.aop.AopAutoConfiguration" })
+@ConditionalOnBean(JdbcLedger.class)
+@ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
+public class IdempotentToolsAutoConfiguration {
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean
+	static IdempotentToolAdvisor idempotentToolAdvisor(Environment environment, ObjectProvider<JdbcLedger> ledger,
+			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<RunSource> runSources,
+			ObjectProvider<PlatformTransactionManager> transactionManager) {
+		// Bound from the environment: an advisor is created early, before configuration properties beans.
+		IdempotencyProperties properties = Binder.get(environment)
+			.bindOrCreate("idempotency", IdempotencyProperties.class);
+		IdempotentToolAdvisor advisor = new IdempotentToolAdvisor(ledger::getObject,
+				() -> jsonMapper.getIfAvailable(JsonMapper::new), () -> runSources.orderedStream().toList(),
+				transactionManager::getIfUnique);
+		advisor.setOrder(properties.getAdvisorOrder());
+		advisor.setMissingRunPolicy(properties.getMissingRun());
+		advisor.setToolContextKeys(properties.getToolContext().getRunIdKey(), properties.getToolContext().getUserIdKey());
+		advisor.addUnknownExceptions(properties.unknownExceptionsOrEmpty());
+		return advisor;
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean
+	static IdempotentToolRegistry idempotentToolRegistry(IdempotentToolAdvisor idempotentToolAdvisor) {
+		return new IdempotentToolRegistry(idempotentToolAdvisor);
+	}
+
+}

@@ -1,0 +1,111 @@
+package io.idempotency.autoconfigure;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Locale;
+
+import javax.sql.DataSource;
+
+import io.idempotency.ledger.LedgerSchema;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
+import org.springframework.core.io.ResourceLoader;
+import org.springframework.jdbc.datasource.init.DatabasePopulatorUtils;
+import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
+import org.springframework.jdbc.support.JdbcUtils;
+import org.springframework.jdbc.support.MetaDataAccessException;
+
+/**
+ * Creates the ledger table at start-up when the configured mode asks for it (by default only on an
+ * embedded database) and the table does not exist yet. Beans that use the database wait for it, as they
+ * wait for Flyway and Liquibase.
+ */
+public class LedgerSchemaInitializer implements InitializingBean {
+
+	private static final Log logger = LogFactory.getLog(LedgerSchemaInitializer.class);
+
+	private final DataSource dataSource;
+
+	private final IdempotencyProperties.Jdbc settings;
+
+	private final ResourceLoader resourceLoader;
+
+	public LedgerSchemaInitializer(DataSource dataSource, IdempotencyProperties.Jdbc settings,
+			ResourceLoader resourceLoader) {
+		this.dataSource = dataSource;
+		this.settings = settings;
+		this.resourceLoader = resourceLoader;
+	}
+
+	@Override
+	public void afterPropertiesSet() {
+		DatabaseInitializationMode mode = this.settings.getInitializeSchema();
+		if (mode == DatabaseInitializationMode.NEVER
+				|| (mode == DatabaseInitializationMode.EMBEDDED && !EmbeddedDatabaseConnection.isEmbedded(this.dataSource))) {
+			return;
+		}
+		if (tableExists()) {
+			return;
+		}
+		String platform = (this.settings.getPlatform() != null) ? this.settings.getPlatform()
+				: LedgerSchema.platformOf(this.dataSource);
+		if (this.settings.getSchema() != null) {
+			String location = this.settings.getSchema().replace("@@platform@@", platform);
+			ResourceDatabasePopulator populator = new ResourceDatabasePopulator(this.resourceLoader.getResource(location));
+			populator.setSqlScriptEncoding(StandardCharsets.UTF_8.name());
+			DatabasePopulatorUtils.execute(populator, this.dataSource);
+		}
+		else {
+			DatabasePopulatorUtils.execute(new ResourceDatabasePopulator(new org.springframework.core.io.ByteArrayResource(
+					LedgerSchema.createScript(platform, this.settings.getTableName()).getBytes(StandardCharsets.UTF_8))),
+					this.dataSource);
+		}
+		logger.info("Created the idempotency ledger table " + this.settings.getTableName() + " (" + platform + ")");
+	}
+
+	private boolean tableExists() {
+		String name = this.settings.getTableName();
+		int dot = name.indexOf('.');
+		String schema = (dot > 0) ? name.substring(0, dot) : null;
+		String table = (dot > 0) ? name.substring(dot + 1) : name;
+		try {
+			return JdbcUtils.extractDatabaseMetaData(this.dataSource, (DatabaseMetaData metaData) -> {
+				for (String candidate : new String[] { table, table.toLowerCase(Locale.ROOT), table.toUpperCase(Locale.ROOT) }) {
+					if (exists(metaData, schema, candidate)) {
+						return true;
+					}
+				}
+				return false;
+			});
+		}
+		catch (MetaDataAccessException ex) {
+			throw new IllegalStateException("Could not tell whether the idempotency ledger table " + name + " exists", ex);
+		}
+	}
+
+	private static boolean exists(DatabaseMetaData metaData, String schema, String table) throws SQLException {
+		String[] schemas = (schema != null)
+				? new String[] { schema, schema.toLowerCase(Locale.ROOT), schema.toUpperCase(Locale.ROOT) }
+				: new String[] { null };
+		for (String candidate : schemas) {
+			try (ResultSet tables = metaData.getTables(null, candidate, table, new String[] { "TABLE" })) {
+				if (tables.next()) {
+					return true;
+				}
+			}
+			try (ResultSet tables = metaData.getTables(candidate, null, table, new String[] { "TABLE" })) {
+				if (tables.next()) {
+					return true;
+				}
+			}
+		}
+		return false;
+	}
+
+}

@@ -1,0 +1,283 @@
+package io.idempotency.autoconfigure;
+
+import java.io.InputStream;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Stream;
+
+import javax.sql.DataSource;
+
+import io.idempotency.IdempotentTool;
+import io.idempotency.IdempotentToolAdvisor;
+import io.idempotency.IdempotentToolRegistry;
+import io.idempotency.Reconciler;
+import io.idempotency.ReconcilerSettings;
+import io.idempotency.autoconfigure.QuoteTool.QuoteRequest;
+import io.idempotency.key.IdempotencyKeys;
+import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.ledger.LedgerStatus;
+import io.idempotency.ledger.Redaction;
+import io.idempotency.run.Run;
+import io.idempotency.run.RunContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.DefaultResourceLoader;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+class IdempotencyAutoConfigurationTest {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataSourceAutoConfiguration.class,
+				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
+				IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
+				IdempotencyReconcilerAutoConfiguration.class));
+
+	@Configuration(proxyBeanMethods = false)
+	static class Tools {
+
+		@Bean
+		QuoteTool quoteTool(DataSource dataSource) {
+			return new QuoteTool(new JdbcTemplate(dataSource));
+		}
+
+	}
+
+	private static final QuoteRequest REQUEST = new QuoteRequest("Henderson Industrial", "SKU-4411", 200,
+			LocalDate.of(2026, 12, 18), null);
+
+	private static String draft(QuoteTool tool, String runId) {
+		return RunContext.supply(new Run(runId, "rep-1"), () -> tool.draftQuote(REQUEST));
+	}
+
+	@Test
+	void addingTheStarterToAnApplicationWithADataSourceIsAllItTakes() {
+		this.runner.withUserConfiguration(Tools.class).run((context) -> {
+			assertThat(context).hasNotFailed()
+				.hasSingleBean(JdbcLedger.class)
+				.hasSingleBean(LedgerSchemaInitializer.class)
+				.hasSingleBean(IdempotentToolAdvisor.class)
+				.hasSingleBean(IdempotentToolRegistry.class)
+				.hasSingleBean(Reconciler.class)
+				.hasSingleBean(IdempotencyMaintenance.class);
+			QuoteTool tool = context.getBean(QuoteTool.class);
+
+			draft(tool, "r1");
+			draft(tool, "r1");
+			draft(tool, "r2");
+
+			assertThat(tool.quotes()).isEqualTo(2);
+			assertThat(context.getBean(IdempotentToolRegistry.class).toolNames()).containsExactly("draft_quote");
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnBeans {
+
+		static final JdbcLedger[] ledger = new JdbcLedger[1];
+
+		@Bean
+		JdbcLedger myLedger(DataSource dataSource) {
+			ledger[0] = new JdbcLedger(dataSource, "tool_audit", Redaction.none());
+			return ledger[0];
+		}
+
+		@Bean
+		LedgerSchemaInitializer mySchemaInitializer(DataSource dataSource) {
+			return new LedgerSchemaInitializer(dataSource, new IdempotencyProperties().getJdbc(),
+					new DefaultResourceLoader());
+		}
+
+		@Bean
+		IdempotencyMaintenance myMaintenance(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler) {
+			return new IdempotencyMaintenance(ledger, reconciler, new IdempotencyProperties());
+		}
+
+		@Bean
+		static IdempotentToolAdvisor myAdvisor(ObjectProvider<JdbcLedger> ledger) {
+			return new IdempotentToolAdvisor(ledger::getObject, JsonMapper::new, List::of, () -> null);
+		}
+
+		@Bean
+		static IdempotentToolRegistry myRegistry(IdempotentToolAdvisor advisor) {
+			return new IdempotentToolRegistry(advisor);
+		}
+
+		@Bean
+		Reconciler myReconciler(JdbcLedger ledger, IdempotentToolRegistry registry) {
+			return new Reconciler(ledger, registry, new JsonMapper(), ReconcilerSettings.defaults());
+		}
+
+	}
+
+	static Stream<Arguments> beans() {
+		return Stream.of(Arguments.of(JdbcLedger.class, "myLedger"),
+				Arguments.of(LedgerSchemaInitializer.class, "mySchemaInitializer"),
+				Arguments.of(IdempotencyMaintenance.class, "myMaintenance"),
+				Arguments.of(IdempotentToolAdvisor.class, "myAdvisor"),
+				Arguments.of(IdempotentToolRegistry.class, "myRegistry"), Arguments.of(Reconciler.class, "myReconciler"));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("beans")
+	void everyBeanBacksOffForTheApplicationsOwn(Class<?> type, String name) {
+		this.runner.withUserConfiguration(OwnBeans.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context.getBeanNamesForType(type)).containsExactly(name);
+		});
+	}
+
+	@Test
+	void theTableIsCreatedOnEmbeddedDatabasesOnlyByDefault() {
+		this.runner.run((context) -> assertThat(rows(context.getBean(DataSource.class), "tool_audit")).isZero());
+		this.runner.withPropertyValues("idempotency.jdbc.initialize-schema=never")
+			.run((context) -> assertThat(tableExists(context.getBean(DataSource.class), "tool_audit")).isFalse());
+		this.runner.withPropertyValues("idempotency.jdbc.initialize-schema=always")
+			.run((context) -> assertThat(tableExists(context.getBean(DataSource.class), "tool_audit")).isTrue());
+	}
+
+	@Test
+	void theTableNameIsConfigurable() {
+		this.runner.withUserConfiguration(Tools.class)
+			.withPropertyValues("idempotency.jdbc.table-name=agent_ledger")
+			.run((context) -> {
+				draft(context.getBean(QuoteTool.class), "r1");
+				assertThat(rows(context.getBean(DataSource.class), "agent_ledger")).isEqualTo(1);
+				assertThat(tableExists(context.getBean(DataSource.class), "tool_audit")).isFalse();
+			});
+	}
+
+	@Test
+	void aTableNameThatIsNotAnIdentifierStopsTheStart() {
+		this.runner.withPropertyValues("idempotency.jdbc.table-name=tool_audit; DROP TABLE users")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("is not a valid SQL identifier"));
+	}
+
+	@Test
+	void aToolWithoutReconcileStopsTheStart() {
+		this.runner.withBean(Unreconciled.class).run((context) -> assertThat(context).hasFailed()
+			.getFailure()
+			.hasMessageContaining("Tool 'open_ticket'")
+			.hasMessageContaining("has no reconcile method"));
+	}
+
+	public static class Unreconciled {
+
+		@IdempotentTool(name = "open_ticket")
+		public String openTicket(String issue) {
+			return issue;
+		}
+
+	}
+
+	@Test
+	void everythingBacksAwayWhenDisabled() {
+		this.runner.withUserConfiguration(Tools.class).withPropertyValues("idempotency.enabled=false").run((context) -> {
+			assertThat(context).hasNotFailed()
+				.doesNotHaveBean(JdbcLedger.class)
+				.doesNotHaveBean(IdempotentToolAdvisor.class)
+				.doesNotHaveBean(Reconciler.class);
+			QuoteTool tool = context.getBean(QuoteTool.class);
+			draft(tool, "r1");
+			draft(tool, "r1");
+			assertThat(tool.quotes()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void theReconcilerCanBeLeftToOtherInstances() {
+		this.runner.withPropertyValues("idempotency.reconciler.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(Reconciler.class)
+				.hasSingleBean(IdempotencyMaintenance.class));
+	}
+
+	@Test
+	void propertiesReachTheAdvisor() {
+		this.runner.withPropertyValues("idempotency.advisor-order=42")
+			.run((context) -> assertThat(context.getBean(IdempotentToolAdvisor.class).getOrder()).isEqualTo(42));
+	}
+
+	@Test
+	void replayCountsAreWrittenInTheBackground() {
+		this.runner.withUserConfiguration(Tools.class)
+			.withPropertyValues("idempotency.replay-counts.flush-interval=50ms")
+			.run((context) -> {
+				QuoteTool tool = context.getBean(QuoteTool.class);
+				draft(tool, "r1");
+				draft(tool, "r1");
+				JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+				await().until(() -> jdbc.queryForObject("SELECT SUM(replay_count) FROM tool_audit", Integer.class),
+						(count) -> count != null && count == 1);
+			});
+	}
+
+	@Test
+	void theApplicationsJsonSettingsChangeNoKey() {
+		this.runner.withUserConfiguration(Tools.class)
+			.withPropertyValues("spring.jackson.property-naming-strategy=SNAKE_CASE",
+					"spring.jackson.default-property-inclusion=non_null")
+			.run((context) -> {
+				draft(context.getBean(QuoteTool.class), "r1");
+				String arguments = "{\"request\":{\"accountName\":\"Henderson Industrial\",\"sku\":\"SKU-4411\","
+						+ "\"quantity\":200,\"deliverBy\":\"2026-12-18\"}}";
+				var key = IdempotencyKeys.derive("draft_quote", arguments, "r1");
+				assertThat(context.getBean(JdbcLedger.class).find(key).orElseThrow().status())
+					.isEqualTo(LedgerStatus.SUCCEEDED);
+			});
+	}
+
+	@Test
+	void everyPropertyIsDescribedForTheIde() throws Exception {
+		try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+			JsonNode metadata = new JsonMapper().readTree(in);
+			Map<String, JsonNode> properties = metadata.get("properties")
+				.valueStream()
+				.collect(java.util.stream.Collectors.toMap((p) -> p.get("name").stringValue(), Function.identity()));
+			assertThat(properties).containsKeys("idempotency.enabled", "idempotency.jdbc.table-name",
+					"idempotency.jdbc.initialize-schema", "idempotency.missing-run", "idempotency.redaction.names",
+					"idempotency.retention.period", "idempotency.reconciler.stale-after",
+					"idempotency.reconciler.stale-after-by-tool", "idempotency.reconciler.max-attempts",
+					"idempotency.tool-context.run-id-key", "idempotency.unknown-exceptions");
+			assertThat(properties.values()).allSatisfy((p) -> assertThat(p.has("description"))
+				.as("description of %s", p.get("name"))
+				.isTrue());
+		}
+	}
+
+	private static boolean tableExists(DataSource dataSource, String table) {
+		try {
+			rows(dataSource, table);
+			return true;
+		}
+		catch (RuntimeException ex) {
+			return false;
+		}
+	}
+
+	private static int rows(DataSource dataSource, String table) {
+		return new JdbcTemplate(dataSource).queryForObject("SELECT COUNT(*) FROM " + table, Integer.class);
+	}
+
+}
