@@ -49,6 +49,8 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 
 	private final Set<String> unknownExceptions = new HashSet<>(FailureClassifier.DEFAULT_UNKNOWN);
 
+	private transient Supplier<List<IdempotentCallListener>> listeners = List::of;
+
 	/**
 	 * @param ledger the ledger that claims and records calls
 	 * @param resultMapper the JSON mapper that stores results and reads them back (the application's, so
@@ -67,7 +69,8 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 				Objects.requireNonNull(ledger.get(), "No JdbcLedger for idempotent tools"),
 				new ResultCodec(resultMapper.get()),
 				new RunResolver(this.runIdKey, this.userIdKey, runSources.get()),
-				new FailureClassifier(this.unknownExceptions), this.missingRunPolicy, transactionManager.get()));
+				new FailureClassifier(this.unknownExceptions), this.missingRunPolicy, transactionManager.get(),
+				this.listeners.get()));
 		this.advice = (MethodInterceptor) (invocation) -> this.interceptor.obtain().invoke(invocation);
 		setOrder(DEFAULT_ORDER);
 	}
@@ -92,6 +95,11 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 	 */
 	public void addUnknownExceptions(Collection<String> classNames) {
 		classNames.forEach((name) -> this.unknownExceptions.add(requireText(name, "an exception class name")));
+	}
+
+	/** Where to find the listeners told of every call; looked up on first use. */
+	public void setListeners(Supplier<List<IdempotentCallListener>> listeners) {
+		this.listeners = Objects.requireNonNull(listeners, "listeners");
 	}
 
 	@Override

@@ -48,8 +48,12 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 
 	private final Map<MethodClassKey, ToolDescriptor> tools = new ConcurrentHashMap<>();
 
+	private final List<IdempotentCallListener> listeners;
+
 	IdempotentToolInterceptor(JdbcLedger ledger, ResultCodec results, RunResolver runs, FailureClassifier failures,
-			MissingRunPolicy missingRunPolicy, PlatformTransactionManager transactionManager) {
+			MissingRunPolicy missingRunPolicy, PlatformTransactionManager transactionManager,
+			List<IdempotentCallListener> listeners) {
+		this.listeners = List.copyOf(listeners);
 		this.ledger = ledger;
 		this.results = results;
 		this.runs = runs;
@@ -86,6 +90,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		ToolDescriptor tool = describe(invocation.getMethod(), targetClass);
 		Optional<Run> run = this.runs.resolve(invocation.getArguments());
 		if (run.isEmpty()) {
+			tell(tool, null, IdempotentCall.Outcome.WITHOUT_RUN);
 			if (this.missingRunPolicy == MissingRunPolicy.REFUSE) {
 				throw new MissingRunException(tool.name());
 			}
@@ -106,7 +111,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			MethodInvocation invocation) throws Throwable {
 		Claim claim = ledger.claim(request);
 		if (!(claim instanceof Claim.Won)) {
-			return answer(tool, claim);
+			return answer(tool, claim, request);
 		}
 		Object result;
 		IdempotentInvocation outer = IdempotentInvocation.enter(new IdempotentInvocation(tool.name(), request.key(), run));
@@ -114,15 +119,19 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			result = invocation.proceed();
 		}
 		catch (Throwable failure) {
+			LedgerStatus outcome = this.failures.classify(failure, tool);
 			if (!tool.transactional()) {
-				recordFailure(ledger, tool, request, failure);
+				recordFailure(ledger, tool, request, failure, outcome);
 			}
+			tell(tool, request, (outcome == LedgerStatus.UNKNOWN && !tool.transactional()) ? IdempotentCall.Outcome.UNKNOWN
+					: IdempotentCall.Outcome.FAILED);
 			throw failure;
 		}
 		finally {
 			IdempotentInvocation.exit(outer);
 		}
 		recordSuccess(ledger, tool, request, result);
+		tell(tool, request, IdempotentCall.Outcome.EXECUTED);
 		return result;
 	}
 
@@ -176,10 +185,11 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		}
 	}
 
-	private void recordFailure(JdbcLedger ledger, ToolDescriptor tool, ClaimRequest request, Throwable failure) {
+	private void recordFailure(JdbcLedger ledger, ToolDescriptor tool, ClaimRequest request, Throwable failure,
+			LedgerStatus outcome) {
 		String error = failure.getClass().getName() + ": " + failure.getMessage();
 		try {
-			if (this.failures.classify(failure, tool) == LedgerStatus.UNKNOWN) {
+			if (outcome == LedgerStatus.UNKNOWN) {
 				ledger.recordUnknown(request.key(), error);
 			}
 			else {
@@ -193,7 +203,12 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		}
 	}
 
-	private Object answer(ToolDescriptor tool, Claim claim) {
+	private Object answer(ToolDescriptor tool, Claim claim, ClaimRequest request) {
+		IdempotentCall.Outcome outcome = (claim instanceof Claim.Replay) ? IdempotentCall.Outcome.REPLAYED
+				: (claim instanceof Claim.PreviousAttemptFailed) ? IdempotentCall.Outcome.PREVIOUS_ATTEMPT_FAILED
+						: (claim instanceof Claim.InProgress) ? IdempotentCall.Outcome.IN_PROGRESS
+								: IdempotentCall.Outcome.CONFLICT;
+		tell(tool, request, outcome);
 		if (claim instanceof Claim.Replay replay) {
 			Object data = this.results.read(replay.result(), tool.dataType());
 			return tool.envelope() ? ToolResult.replayed(data) : data;
@@ -211,6 +226,22 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			throw new ToolCallInProgressException(tool.name(), inProgress.since());
 		}
 		throw new IdempotencyConflictException(tool.name());
+	}
+
+	private void tell(ToolDescriptor tool, ClaimRequest request, IdempotentCall.Outcome outcome) {
+		if (this.listeners.isEmpty()) {
+			return;
+		}
+		IdempotentCall call = new IdempotentCall(tool.name(), tool.toolCallName(),
+				(request != null) ? request.key() : null, outcome, tool.envelope());
+		for (IdempotentCallListener listener : this.listeners) {
+			try {
+				listener.onCall(call);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Idempotent call listener " + listener + " failed", ex);
+			}
+		}
 	}
 
 	/** Carries a checked exception through a transaction callback. */

@@ -22,9 +22,13 @@ class IdempotentToolsConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static IdempotentToolAdvisor idempotentToolAdvisor(ObjectProvider<JdbcLedger> ledger,
 			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<RunSource> runSources,
-			ObjectProvider<PlatformTransactionManager> transactionManager) {
-		return new IdempotentToolAdvisor(ledger::getObject, () -> jsonMapper.getIfAvailable(JsonMapper::new),
-				() -> runSources.orderedStream().toList(), transactionManager::getIfUnique);
+			ObjectProvider<PlatformTransactionManager> transactionManager,
+			ObjectProvider<IdempotentCallListener> listeners) {
+		IdempotentToolAdvisor advisor = new IdempotentToolAdvisor(ledger::getObject,
+				() -> jsonMapper.getIfAvailable(JsonMapper::new), () -> runSources.orderedStream().toList(),
+				transactionManager::getIfUnique);
+		advisor.setListeners(() -> listeners.orderedStream().toList());
+		return advisor;
 	}
 
 	@Bean

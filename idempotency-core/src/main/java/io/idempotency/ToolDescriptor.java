@@ -23,7 +23,7 @@ import org.springframework.util.ClassUtils;
  * An {@link IdempotentTool} method, parsed once and checked: its name, how its results are stored and
  * replayed, how its failures are classified, and how it is reconciled.
  */
-record ToolDescriptor(Method method, String name, boolean envelope, ResolvableType dataType, boolean returnsNothing,
+record ToolDescriptor(Method method, String name, String toolCallName, boolean envelope, ResolvableType dataType, boolean returnsNothing,
 		Method reconcile, boolean transactional, List<Class<? extends Throwable>> unknownOn,
 		List<Class<? extends Throwable>> failedOn, Set<String> sensitive) {
 
@@ -55,7 +55,7 @@ record ToolDescriptor(Method method, String name, boolean envelope, ResolvableTy
 			reconcile = reconcileMethod(annotation.reconcile(), method, targetClass, dataType, sensitive, found);
 		}
 		found.forEach((problem) -> problems.add(where + " " + problem));
-		return new ToolDescriptor(method, name, envelope, dataType, returnsNothing, reconcile, annotation.transactional(),
+		return new ToolDescriptor(method, name, toolCallName(method), envelope, dataType, returnsNothing, reconcile, annotation.transactional(),
 				List.of(annotation.unknownOn()), List.of(annotation.failedOn()), Set.copyOf(sensitive));
 	}
 
@@ -64,6 +64,11 @@ record ToolDescriptor(Method method, String name, boolean envelope, ResolvableTy
 		if (!annotation.name().isBlank()) {
 			return annotation.name();
 		}
+		return toolCallName(method);
+	}
+
+	/** The name Spring AI exposes the tool under: its {@code @Tool} name, else the method's. */
+	static String toolCallName(Method method) {
 		MergedAnnotation<?> tool = MergedAnnotations.from(method).get(SPRING_AI_TOOL);
 		if (tool.isPresent() && tool.hasNonDefaultValue("name") && !tool.getString("name").isBlank()) {
 			return tool.getString("name");

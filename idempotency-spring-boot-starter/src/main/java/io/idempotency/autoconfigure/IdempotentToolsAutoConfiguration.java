@@ -1,5 +1,6 @@
 package io.idempotency.autoconfigure;
 
+import io.idempotency.IdempotentCallListener;
 import io.idempotency.IdempotentToolAdvisor;
 import io.idempotency.IdempotentToolRegistry;
 import io.idempotency.ledger.JdbcLedger;
@@ -35,7 +36,8 @@ public class IdempotentToolsAutoConfiguration {
 	@ConditionalOnMissingBean
 	static IdempotentToolAdvisor idempotentToolAdvisor(Environment environment, ObjectProvider<JdbcLedger> ledger,
 			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<RunSource> runSources,
-			ObjectProvider<PlatformTransactionManager> transactionManager) {
+			ObjectProvider<PlatformTransactionManager> transactionManager,
+			ObjectProvider<IdempotentCallListener> listeners) {
 		// Bound from the environment: an advisor is created early, before configuration properties beans.
 		IdempotencyProperties properties = Binder.get(environment)
 			.bindOrCreate("idempotency", IdempotencyProperties.class);
@@ -46,6 +48,7 @@ public class IdempotentToolsAutoConfiguration {
 		advisor.setMissingRunPolicy(properties.getMissingRun());
 		advisor.setToolContextKeys(properties.getToolContext().getRunIdKey(), properties.getToolContext().getUserIdKey());
 		advisor.addUnknownExceptions(properties.unknownExceptionsOrEmpty());
+		advisor.setListeners(() -> listeners.orderedStream().toList());
 		return advisor;
 	}
 

@@ -1,0 +1,221 @@
+package io.idempotency.autoconfigure.ai;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+
+import javax.sql.DataSource;
+
+import io.idempotency.IdempotentTool;
+import io.idempotency.Reconciliation;
+import io.idempotency.autoconfigure.IdempotencyLedgerAutoConfiguration;
+import io.idempotency.autoconfigure.IdempotencyReconcilerAutoConfiguration;
+import io.idempotency.autoconfigure.IdempotentToolsAutoConfiguration;
+import io.idempotency.key.IdempotencyKey;
+import org.junit.jupiter.api.Test;
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.client.advisor.ToolCallingAdvisor;
+import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.chat.model.ToolContext;
+import org.springframework.ai.chat.prompt.ChatOptions;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.model.tool.ToolCallingManager;
+import org.springframework.ai.tool.annotation.Tool;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Spring AI's real tool loop (ChatClient, ToolCallingAdvisor, ToolCallingManager, method tool callbacks)
+ * driven by a scripted model, with no network.
+ */
+class SpringAiToolLoopTest {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataSourceAutoConfiguration.class,
+				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
+				IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
+				IdempotencyReconcilerAutoConfiguration.class, IdempotencySpringAiAutoConfiguration.class))
+		.withUserConfiguration(Tools.class);
+
+	public record Draft(long id, String sku, int quantity) {
+	}
+
+	public static class DraftTools {
+
+		private final JdbcTemplate jdbc;
+
+		public DraftTools(JdbcTemplate jdbc) {
+			this.jdbc = jdbc;
+			jdbc.execute("CREATE TABLE IF NOT EXISTS drafts (id BIGINT AUTO_INCREMENT PRIMARY KEY, sku VARCHAR(50), quantity INT)");
+		}
+
+		@Tool(name = "draft_quote", description = "Draft a quote")
+		@IdempotentTool(reconcile = "findDraft")
+		public Draft draftQuote(String sku, int quantity, ToolContext toolContext) {
+			this.jdbc.update("INSERT INTO drafts (sku, quantity) VALUES (?, ?)", sku, quantity);
+			long id = this.jdbc.queryForObject("SELECT MAX(id) FROM drafts", Long.class);
+			return new Draft(id, sku, quantity);
+		}
+
+		Reconciliation<Draft> findDraft(IdempotencyKey key) {
+			return Reconciliation.notFound();
+		}
+
+		@Tool(name = "send_quote", description = "Send a quote")
+		@IdempotentTool(reconcile = "findSent")
+		public String sendQuote(long draftId, ToolContext toolContext) {
+			throw new IllegalArgumentException("draft " + draftId + " has no contact address");
+		}
+
+		Reconciliation<String> findSent(IdempotencyKey key) {
+			return Reconciliation.notFound();
+		}
+
+		public int drafts() {
+			return this.jdbc.queryForObject("SELECT COUNT(*) FROM drafts", Integer.class);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Tools {
+
+		@Bean
+		DraftTools draftTools(DataSource dataSource) {
+			return new DraftTools(new JdbcTemplate(dataSource));
+		}
+
+		@Bean
+		ToolCallingManager toolCallingManager() {
+			return ToolCallingManager.builder().build();
+		}
+
+	}
+
+	/** A model that answers from a script and keeps every prompt it was sent. */
+	static class ScriptedModel implements ChatModel {
+
+		final Deque<AssistantMessage> script = new ArrayDeque<>();
+
+		final List<Prompt> prompts = new ArrayList<>();
+
+		ScriptedModel callsTool(String tool, String argumentsJson) {
+			this.script.add(AssistantMessage.builder()
+				.content("")
+				.toolCalls(List.of(new AssistantMessage.ToolCall("call-" + this.script.size(), "function", tool,
+						argumentsJson)))
+				.build());
+			return this;
+		}
+
+		ScriptedModel answers(String text) {
+			this.script.add(new AssistantMessage(text));
+			return this;
+		}
+
+		@Override
+		public ChatResponse call(Prompt prompt) {
+			this.prompts.add(prompt);
+			return new ChatResponse(List.of(new Generation(this.script.removeFirst())));
+		}
+
+		@Override
+		public ChatOptions getOptions() {
+			return ToolCallingChatOptions.builder().build();
+		}
+
+		@Override
+		public ChatOptions getDefaultOptions() {
+			return ToolCallingChatOptions.builder().build();
+		}
+
+		/** The tool responses the model read, in order. */
+		List<ToolResponseMessage.ToolResponse> toolResponsesRead() {
+			List<ToolResponseMessage.ToolResponse> read = new ArrayList<>();
+			for (Prompt prompt : this.prompts) {
+				List<Message> messages = prompt.getInstructions();
+				Message last = messages.get(messages.size() - 1);
+				if (last instanceof ToolResponseMessage responses) {
+					read.addAll(responses.getResponses());
+				}
+			}
+			return read;
+		}
+
+	}
+
+	private static String ask(ApplicationContext context, ScriptedModel model, String runId) {
+		ChatClient client = ChatClient.builder(model)
+			.defaultAdvisors(
+					ToolCallingAdvisor.builder().toolCallingManager(context.getBean(ToolCallingManager.class)).build())
+			.build();
+		return client.prompt()
+			.user("Quote 200 of SKU-4411 for Henderson")
+			.tools(context.getBean(DraftTools.class))
+			.toolContext(Map.of("runId", runId, "userId", "rep-1"))
+			.call()
+			.content();
+	}
+
+	@Test
+	void aModelThatCallsAToolTwiceInOneRunIsToldTheSecondCallWasAReplay() {
+		this.runner.run((context) -> {
+			DraftTools tools = context.getBean(DraftTools.class);
+			ScriptedModel monday = new ScriptedModel().callsTool("draft_quote", "{\"sku\":\"SKU-4411\",\"quantity\":200}")
+				.callsTool("draft_quote", "{\"quantity\":200,\"sku\":\" SKU-4411\"}")
+				.answers("I drafted one quote.");
+
+			assertThat(ask(context, monday, "monday-run")).isEqualTo("I drafted one quote.");
+
+			assertThat(tools.drafts()).isEqualTo(1);
+			List<ToolResponseMessage.ToolResponse> read = monday.toolResponsesRead();
+			assertThat(read).hasSize(2);
+			assertThat(read.get(0).responseData()).doesNotContain("replayed");
+			assertThat(read.get(1).responseData()).contains("\"replayed\":true")
+				.contains("Already done earlier in this run")
+				.contains("\"result\":{\"id\":1,\"sku\":\"SKU-4411\",\"quantity\":200}");
+
+			ScriptedModel tuesday = new ScriptedModel().callsTool("draft_quote", "{\"sku\":\"SKU-4411\",\"quantity\":200}")
+				.answers("I drafted another quote.");
+			ask(context, tuesday, "tuesday-run");
+			assertThat(tools.drafts()).isEqualTo(2);
+			assertThat(tuesday.toolResponsesRead().get(0).responseData()).doesNotContain("replayed");
+		});
+	}
+
+	@Test
+	void aRepeatOfAFailedCallReachesTheModelAsAReadableResult() {
+		this.runner.run((context) -> {
+			ScriptedModel model = new ScriptedModel().callsTool("send_quote", "{\"draftId\":7}")
+				.callsTool("send_quote", "{\"draftId\":7}")
+				.answers("The quote could not be sent.");
+
+			assertThat(ask(context, model, "run-1")).isEqualTo("The quote could not be sent.");
+
+			List<ToolResponseMessage.ToolResponse> read = model.toolResponsesRead();
+			assertThat(read.get(0).responseData()).contains("has no contact address");
+			assertThat(read.get(1).responseData()).contains("already attempted earlier in this run and failed")
+				.contains("It was not attempted again");
+		});
+	}
+
+}
