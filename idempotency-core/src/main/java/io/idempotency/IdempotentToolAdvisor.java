@@ -9,6 +9,7 @@ import java.util.function.Supplier;
 
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.run.RunSource;
+import io.micrometer.observation.ObservationRegistry;
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
 
@@ -51,6 +52,8 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 
 	private transient Supplier<List<IdempotentCallListener>> listeners = List::of;
 
+	private transient Supplier<ObservationRegistry> observations = () -> ObservationRegistry.NOOP;
+
 	/**
 	 * @param ledger the ledger that claims and records calls
 	 * @param resultMapper the JSON mapper that stores results and reads them back (the application's, so
@@ -70,7 +73,7 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 				new ResultCodec(resultMapper.get()),
 				new RunResolver(this.runIdKey, this.userIdKey, runSources.get()),
 				new FailureClassifier(this.unknownExceptions), this.missingRunPolicy, transactionManager.get(),
-				this.listeners.get()));
+				this.listeners.get(), this.observations.get()));
 		this.advice = (MethodInterceptor) (invocation) -> this.interceptor.obtain().invoke(invocation);
 		setOrder(DEFAULT_ORDER);
 	}
@@ -100,6 +103,14 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 	/** Where to find the listeners told of every call; looked up on first use. */
 	public void setListeners(Supplier<List<IdempotentCallListener>> listeners) {
 		this.listeners = Objects.requireNonNull(listeners, "listeners");
+	}
+
+	/**
+	 * Where to find the registry of the observation made around each call ({@code idempotency.tool.call},
+	 * tagged {@code tool} and {@code outcome}); looked up on first use, and none where it returns {@code null}.
+	 */
+	public void setObservationRegistry(Supplier<ObservationRegistry> observations) {
+		this.observations = Objects.requireNonNull(observations, "observations");
 	}
 
 	@Override

@@ -14,6 +14,8 @@ import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.ledger.LedgerStatus;
 import io.idempotency.run.Run;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
@@ -34,6 +36,9 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 
 	private static final Log logger = LogFactory.getLog(IdempotentToolInterceptor.class);
 
+	/** The name of the observation around each call, tagged with the tool and the outcome. */
+	static final String OBSERVATION = "idempotency.tool.call";
+
 	private final JdbcLedger ledger;
 
 	private final ResultCodec results;
@@ -50,10 +55,13 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 
 	private final List<IdempotentCallListener> listeners;
 
+	private final ObservationRegistry observations;
+
 	IdempotentToolInterceptor(JdbcLedger ledger, ResultCodec results, RunResolver runs, FailureClassifier failures,
 			MissingRunPolicy missingRunPolicy, PlatformTransactionManager transactionManager,
-			List<IdempotentCallListener> listeners) {
+			List<IdempotentCallListener> listeners, ObservationRegistry observations) {
 		this.listeners = List.copyOf(listeners);
+		this.observations = (observations != null) ? observations : ObservationRegistry.NOOP;
 		this.ledger = ledger;
 		this.results = results;
 		this.runs = runs;
@@ -88,6 +96,26 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 	public Object invoke(MethodInvocation invocation) throws Throwable {
 		Class<?> targetClass = AopUtils.getTargetClass(invocation.getThis());
 		ToolDescriptor tool = describe(invocation.getMethod(), targetClass);
+		if (this.observations.isNoop()) {
+			return call(tool, invocation);
+		}
+		Observation observation = Observation.createNotStarted(OBSERVATION, this.observations)
+			.contextualName("idempotent " + tool.name())
+			.lowCardinalityKeyValue("tool", tool.name())
+			.start();
+		try (Observation.Scope scope = observation.openScope()) {
+			return call(tool, invocation);
+		}
+		catch (Throwable failure) {
+			observation.error(failure);
+			throw failure;
+		}
+		finally {
+			observation.stop();
+		}
+	}
+
+	private Object call(ToolDescriptor tool, MethodInvocation invocation) throws Throwable {
 		Optional<Run> run = this.runs.resolve(invocation.getArguments());
 		if (run.isEmpty()) {
 			tell(tool, null, IdempotentCall.Outcome.WITHOUT_RUN);
@@ -229,6 +257,10 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 	}
 
 	private void tell(ToolDescriptor tool, ClaimRequest request, IdempotentCall.Outcome outcome) {
+		Observation observation = this.observations.getCurrentObservation();
+		if (observation != null && OBSERVATION.equals(observation.getContext().getName())) {
+			observation.lowCardinalityKeyValue("outcome", outcome.tag());
+		}
 		if (this.listeners.isEmpty()) {
 			return;
 		}

@@ -2,6 +2,7 @@ package io.idempotency;
 
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.run.RunSource;
+import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -23,11 +24,12 @@ class IdempotentToolsConfiguration {
 	static IdempotentToolAdvisor idempotentToolAdvisor(ObjectProvider<JdbcLedger> ledger,
 			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<RunSource> runSources,
 			ObjectProvider<PlatformTransactionManager> transactionManager,
-			ObjectProvider<IdempotentCallListener> listeners) {
+			ObjectProvider<IdempotentCallListener> listeners, ObjectProvider<ObservationRegistry> observations) {
 		IdempotentToolAdvisor advisor = new IdempotentToolAdvisor(ledger::getObject,
 				() -> jsonMapper.getIfAvailable(JsonMapper::new), () -> runSources.orderedStream().toList(),
 				transactionManager::getIfUnique);
 		advisor.setListeners(() -> listeners.orderedStream().toList());
+		advisor.setObservationRegistry(observations::getIfUnique);
 		return advisor;
 	}
 

@@ -61,6 +61,10 @@ public final class Reconciler {
 
 	private final AtomicLong awaitingHuman = new AtomicLong();
 
+	private final AtomicLong reconciledSucceeded = new AtomicLong();
+
+	private final AtomicLong reconciledFailed = new AtomicLong();
+
 	public Reconciler(JdbcLedger ledger, IdempotentToolRegistry tools, JsonMapper resultMapper,
 			ReconcilerSettings settings) {
 		this.ledger = ledger;
@@ -98,6 +102,21 @@ public final class Reconciler {
 			}
 		}
 		return new Pass(succeeded, failed, postponed, human);
+	}
+
+	/** How many rows this reconciler has resolved as succeeded since it started. */
+	public long reconciledSucceeded() {
+		return this.reconciledSucceeded.get();
+	}
+
+	/** How many rows this reconciler has resolved as failed since it started. */
+	public long reconciledFailed() {
+		return this.reconciledFailed.get();
+	}
+
+	/** The settings it works with. */
+	public ReconcilerSettings settings() {
+		return this.settings;
 	}
 
 	/** How many rows this reconciler has handed to a human since it started. */
@@ -175,6 +194,7 @@ public final class Reconciler {
 					+ " reason=the row settled or its lease ended meanwhile");
 			return Outcome.LEFT;
 		}
+		((counted == Outcome.SUCCEEDED) ? this.reconciledSucceeded : this.reconciledFailed).incrementAndGet();
 		logger.info("reconcile.resolved tool=" + row.tool() + " key=" + row.key() + " run=" + row.runId() + " outcome="
 				+ outcome + " attempts=" + row.reconcileAttempts());
 		return counted;

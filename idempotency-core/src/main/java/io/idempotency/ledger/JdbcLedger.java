@@ -5,7 +5,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -22,6 +24,7 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
@@ -376,6 +379,33 @@ public final class JdbcLedger implements AutoCloseable {
 		requirePositive(window, "window");
 		return this.jdbc.queryForObject(this.sql.replayStatistics,
 				(row, n) -> new ReplayStatistics(window, row.getLong(1), row.getLong(2)), micros(window));
+	}
+
+	/** How many rows there are of each status (a scan of the table: for an operator's view, not a hot path). */
+	public Map<LedgerStatus, Long> countByStatus() {
+		Map<LedgerStatus, Long> counts = new EnumMap<>(LedgerStatus.class);
+		for (LedgerStatus status : LedgerStatus.values()) {
+			counts.put(status, 0L);
+		}
+		this.jdbc.query(this.sql.countByStatus,
+				(RowCallbackHandler) (row) -> counts.put(LedgerStatus.ofColumnValue(row.getString(1)), row.getLong(2)));
+		return counts;
+	}
+
+	/** The oldest rows still attempting or unknown, oldest first. */
+	public List<LedgerEntry> oldestUnsettled(int limit) {
+		if (limit < 1) {
+			throw new IllegalArgumentException("limit must be at least 1, but was " + limit);
+		}
+		return this.jdbc.query(this.sql.oldestUnsettled, this::entry, limit);
+	}
+
+	/**
+	 * How many unsettled rows the reconciler has tried at least this many times: with the reconciler's
+	 * {@code maxAttempts}, the rows that wait for a human.
+	 */
+	public long countAwaitingHuman(int attempts) {
+		return this.jdbc.queryForObject(this.sql.countAwaitingHuman, Long.class, attempts);
 	}
 
 	/** How many calls completed after their row had been resolved by someone else, since this ledger started. */

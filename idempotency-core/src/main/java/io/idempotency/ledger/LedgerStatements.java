@@ -30,6 +30,12 @@ final class LedgerStatements {
 
 	final String replayStatistics;
 
+	final String countByStatus;
+
+	final String oldestUnsettled;
+
+	final String countAwaitingHuman;
+
 	private final LedgerDialect dialect;
 
 	private final String table;
@@ -59,6 +65,10 @@ final class LedgerStatements {
 		this.purgeSettled = dialect.purge(table, SETTLED + " AND started_at < " + dialect.nowMinusMicros());
 		this.replayStatistics = "SELECT COUNT(*), COALESCE(SUM(replay_count), 0) FROM " + table
 				+ " WHERE started_at > " + dialect.nowMinusMicros();
+		this.countByStatus = "SELECT status, COUNT(*) FROM " + table + " GROUP BY status";
+		this.oldestUnsettled = "SELECT " + COLUMNS + " FROM " + table + " WHERE " + UNSETTLED
+				+ " ORDER BY started_at LIMIT ?";
+		this.countAwaitingHuman = "SELECT COUNT(*) FROM " + table + " WHERE " + UNSETTLED + " AND reconcile_attempts >= ?";
 	}
 
 	/** The stale rows of only some tools, or of all but some tools, given as that many parameters. */

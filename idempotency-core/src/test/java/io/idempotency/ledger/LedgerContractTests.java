@@ -469,6 +469,33 @@ abstract class LedgerContractTests {
 			.withMessageContaining("was not leased");
 	}
 
+	// An operator's view
+
+	@Test
+	void countsByStatusOldestUnsettledAndRowsAwaitingAHuman() {
+		List<ClaimRequest> requests = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			ClaimRequest request = request("r1", "{\"n\":" + i + "}");
+			this.ledger.claim(request);
+			requests.add(request);
+		}
+		this.ledger.recordSucceeded(requests.get(0).key(), "1");
+		this.ledger.recordFailed(requests.get(1).key(), "no");
+		this.ledger.recordUnknown(requests.get(3).key(), "timed out");
+
+		assertThat(this.ledger.countByStatus()).containsEntry(LedgerStatus.SUCCEEDED, 1L)
+			.containsEntry(LedgerStatus.FAILED, 1L)
+			.containsEntry(LedgerStatus.ATTEMPTING, 1L)
+			.containsEntry(LedgerStatus.UNKNOWN, 1L);
+		assertThat(this.ledger.oldestUnsettled(10)).extracting(LedgerEntry::key)
+			.containsExactly(requests.get(2).key(), requests.get(3).key());
+		assertThat(this.ledger.countAwaitingHuman(1)).isZero();
+		LedgerEntry leased = this.ledger.leaseStale(Duration.ZERO, 1, Duration.ofMinutes(5)).get(0);
+		this.ledger.postpone(leased, Duration.ofDays(1));
+		assertThat(this.ledger.countAwaitingHuman(1)).isEqualTo(1);
+		assertThat(this.ledger.countAwaitingHuman(2)).isZero();
+	}
+
 	// Retention
 
 	@Test

@@ -43,6 +43,10 @@ public class IdempotencyProperties {
 
 	private final Retention retention = new Retention();
 
+	private final Http http = new Http();
+
+	private final Health health = new Health();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -97,6 +101,68 @@ public class IdempotencyProperties {
 
 	public Retention getRetention() {
 		return this.retention;
+	}
+
+	public Http getHttp() {
+		return this.http;
+	}
+
+	public Health getHealth() {
+		return this.health;
+	}
+
+	/** The health indicator and the endpoint. */
+	public static class Health {
+
+		/** The window over which the replay rate is computed. */
+		private Duration window = Duration.ofDays(30);
+
+		/** With more calls than this in the window and not one replay, deduplication is reported as not working. */
+		private long minimumCalls = 1000;
+
+		/** How long the health indicator reuses its last reading of the ledger. */
+		private Duration cacheFor = Duration.ofMinutes(1);
+
+		public Duration getWindow() {
+			return this.window;
+		}
+
+		public void setWindow(Duration window) {
+			this.window = window;
+		}
+
+		public long getMinimumCalls() {
+			return this.minimumCalls;
+		}
+
+		public void setMinimumCalls(long minimumCalls) {
+			this.minimumCalls = minimumCalls;
+		}
+
+		public Duration getCacheFor() {
+			return this.cacheFor;
+		}
+
+		public void setCacheFor(Duration cacheFor) {
+			this.cacheFor = cacheFor;
+		}
+
+	}
+
+	/** Outgoing HTTP requests. */
+	public static class Http {
+
+		/** Whether requests sent with RestClient or RestTemplate from inside an idempotent tool carry its key as an Idempotency-Key header. */
+		private boolean propagateKey = true;
+
+		public boolean isPropagateKey() {
+			return this.propagateKey;
+		}
+
+		public void setPropagateKey(boolean propagateKey) {
+			this.propagateKey = propagateKey;
+		}
+
 	}
 
 	/** Where a framework tool context (Spring AI's ToolContext) holds the run. */

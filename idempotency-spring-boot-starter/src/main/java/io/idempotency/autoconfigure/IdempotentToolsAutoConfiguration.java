@@ -5,6 +5,7 @@ import io.idempotency.IdempotentToolAdvisor;
 import io.idempotency.IdempotentToolRegistry;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.run.RunSource;
+import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -37,7 +38,7 @@ public class IdempotentToolsAutoConfiguration {
 	static IdempotentToolAdvisor idempotentToolAdvisor(Environment environment, ObjectProvider<JdbcLedger> ledger,
 			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<RunSource> runSources,
 			ObjectProvider<PlatformTransactionManager> transactionManager,
-			ObjectProvider<IdempotentCallListener> listeners) {
+			ObjectProvider<IdempotentCallListener> listeners, ObjectProvider<ObservationRegistry> observations) {
 		// Bound from the environment: an advisor is created early, before configuration properties beans.
 		IdempotencyProperties properties = Binder.get(environment)
 			.bindOrCreate("idempotency", IdempotencyProperties.class);
@@ -49,6 +50,7 @@ public class IdempotentToolsAutoConfiguration {
 		advisor.setToolContextKeys(properties.getToolContext().getRunIdKey(), properties.getToolContext().getUserIdKey());
 		advisor.addUnknownExceptions(properties.unknownExceptionsOrEmpty());
 		advisor.setListeners(() -> listeners.orderedStream().toList());
+		advisor.setObservationRegistry(observations::getIfUnique);
 		return advisor;
 	}
 

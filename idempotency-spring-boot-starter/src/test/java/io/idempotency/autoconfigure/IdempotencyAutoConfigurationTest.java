@@ -1,6 +1,7 @@
 package io.idempotency.autoconfigure;
 
 import java.io.InputStream;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,15 @@ import io.idempotency.IdempotentToolRegistry;
 import io.idempotency.Reconciler;
 import io.idempotency.ReconcilerSettings;
 import io.idempotency.autoconfigure.QuoteTool.QuoteRequest;
+import io.idempotency.autoconfigure.ai.IdempotencySpringAiAutoConfiguration;
+import io.idempotency.autoconfigure.ai.ToolCallJournal;
+import io.idempotency.autoconfigure.http.IdempotencyHttpClientAutoConfiguration;
+import io.idempotency.autoconfigure.observability.IdempotencyEndpoint;
+import io.idempotency.autoconfigure.observability.IdempotencyHealthIndicator;
+import io.idempotency.autoconfigure.observability.IdempotencyMetrics;
+import io.idempotency.autoconfigure.observability.IdempotencyObservabilityAutoConfiguration;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.ledger.LedgerStatus;
@@ -49,7 +59,9 @@ class IdempotencyAutoConfigurationTest {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataSourceAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 				IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
-				IdempotencyReconcilerAutoConfiguration.class));
+				IdempotencyReconcilerAutoConfiguration.class, IdempotencyObservabilityAutoConfiguration.class,
+				IdempotencySpringAiAutoConfiguration.class, IdempotencyHttpClientAutoConfiguration.class))
+		.withPropertyValues("management.endpoints.web.exposure.include=idempotency");
 
 	@Configuration(proxyBeanMethods = false)
 	static class Tools {
@@ -126,6 +138,31 @@ class IdempotencyAutoConfigurationTest {
 			return new Reconciler(ledger, registry, new JsonMapper(), ReconcilerSettings.defaults());
 		}
 
+		@Bean
+		MeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
+
+		@Bean
+		IdempotencyMetrics myMetrics(MeterRegistry registry, JdbcLedger ledger, ObjectProvider<Reconciler> reconciler) {
+			return new IdempotencyMetrics(registry, ledger, reconciler);
+		}
+
+		@Bean
+		IdempotencyHealthIndicator idempotencyHealthIndicator(JdbcLedger ledger) {
+			return new IdempotencyHealthIndicator(ledger, Duration.ofDays(1), 10, 3, Duration.ofMinutes(1));
+		}
+
+		@Bean
+		IdempotencyEndpoint myEndpoint(JdbcLedger ledger) {
+			return new IdempotencyEndpoint(ledger, Duration.ofDays(1), 3);
+		}
+
+		@Bean
+		ToolCallJournal myJournal() {
+			return new ToolCallJournal();
+		}
+
 	}
 
 	static Stream<Arguments> beans() {
@@ -133,7 +170,10 @@ class IdempotencyAutoConfigurationTest {
 				Arguments.of(LedgerSchemaInitializer.class, "mySchemaInitializer"),
 				Arguments.of(IdempotencyMaintenance.class, "myMaintenance"),
 				Arguments.of(IdempotentToolAdvisor.class, "myAdvisor"),
-				Arguments.of(IdempotentToolRegistry.class, "myRegistry"), Arguments.of(Reconciler.class, "myReconciler"));
+				Arguments.of(IdempotentToolRegistry.class, "myRegistry"), Arguments.of(Reconciler.class, "myReconciler"),
+				Arguments.of(IdempotencyMetrics.class, "myMetrics"),
+				Arguments.of(IdempotencyHealthIndicator.class, "idempotencyHealthIndicator"),
+				Arguments.of(IdempotencyEndpoint.class, "myEndpoint"), Arguments.of(ToolCallJournal.class, "myJournal"));
 	}
 
 	@ParameterizedTest(name = "{0}")

@@ -1,0 +1,115 @@
+package io.idempotency;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import javax.sql.DataSource;
+
+import io.idempotency.key.IdempotencyKey;
+import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.ledger.LedgerSchema;
+import io.idempotency.ledger.Redaction;
+import io.idempotency.run.Run;
+import io.idempotency.run.RunContext;
+import io.idempotency.testsupport.TestDatabase;
+import io.idempotency.testsupport.TestDatabases;
+import io.micrometer.common.KeyValue;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Each call is observed, with its tool and outcome, and every listener hears of it. */
+class ObservationTest {
+
+	private static final DataSource dataSource = TestDatabases.dataSource(TestDatabase.H2);
+
+	static {
+		LedgerSchema.create(dataSource, "tool_audit");
+	}
+
+	public static class Tickets {
+
+		@IdempotentTool(name = "open_ticket", reconcile = "find")
+		public String openTicket(String issue) {
+			return "T-1";
+		}
+
+		Reconciliation<String> find(IdempotencyKey key) {
+			return Reconciliation.notFound();
+		}
+
+	}
+
+	static final List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
+
+	static final List<IdempotentCall> heard = new CopyOnWriteArrayList<>();
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableIdempotentTools
+	static class Config {
+
+		@Bean
+		JdbcLedger ledger() {
+			return new JdbcLedger(dataSource, "tool_audit", Redaction.defaults());
+		}
+
+		@Bean
+		ObservationRegistry observationRegistry() {
+			ObservationRegistry registry = ObservationRegistry.create();
+			registry.observationConfig().observationHandler(new ObservationHandler<>() {
+
+				@Override
+				public void onStop(Observation.Context context) {
+					stopped.add(context);
+				}
+
+				@Override
+				public boolean supportsContext(Observation.Context context) {
+					return true;
+				}
+
+			});
+			return registry;
+		}
+
+		@Bean
+		IdempotentCallListener listener() {
+			return heard::add;
+		}
+
+		@Bean
+		Tickets tickets() {
+			return new Tickets();
+		}
+
+	}
+
+	@Test
+	void eachCallIsObservedWithItsToolAndOutcome() {
+		try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Config.class)) {
+			Tickets tickets = context.getBean(Tickets.class);
+			RunContext.run(new Run("observed-run", "rep-1"), () -> {
+				tickets.openTicket("seal failure");
+				tickets.openTicket("seal failure");
+			});
+
+			assertThat(stopped).hasSize(2).allSatisfy((observed) -> {
+				assertThat(observed.getName()).isEqualTo("idempotency.tool.call");
+				assertThat(observed.getLowCardinalityKeyValue("tool")).isEqualTo(KeyValue.of("tool", "open_ticket"));
+			});
+			assertThat(stopped).extracting((observed) -> observed.getLowCardinalityKeyValue("outcome").getValue())
+				.containsExactly("executed", "replayed");
+			assertThat(heard).extracting(IdempotentCall::outcome)
+				.containsExactly(IdempotentCall.Outcome.EXECUTED, IdempotentCall.Outcome.REPLAYED);
+			assertThat(heard).allSatisfy((call) -> assertThat(call.toolCallName()).isEqualTo("openTicket"));
+		}
+	}
+
+}

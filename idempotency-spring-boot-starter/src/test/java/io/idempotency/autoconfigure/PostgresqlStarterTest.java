@@ -1,0 +1,190 @@
+package io.idempotency.autoconfigure;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import io.idempotency.IdempotentTool;
+import io.idempotency.Reconciler;
+import io.idempotency.Reconciliation;
+import io.idempotency.autoconfigure.observability.IdempotencyEndpoint;
+import io.idempotency.autoconfigure.observability.IdempotencyHealthIndicator;
+import io.idempotency.autoconfigure.observability.IdempotencyObservabilityAutoConfiguration;
+import io.idempotency.key.IdempotencyKey;
+import io.idempotency.key.IdempotencyKeys;
+import io.idempotency.ledger.ClaimRequest;
+import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.ledger.LedgerSchema;
+import io.idempotency.run.Run;
+import io.idempotency.run.RunContext;
+import io.idempotency.testsupport.TestDatabase;
+import io.idempotency.testsupport.TestDatabases;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The starter on a real PostgreSQL: the background reconciler, health, the endpoint and metrics. */
+class PostgresqlStarterTest {
+
+	private static final String TABLE = "tool_audit_starter_test";
+
+	private static final DataSource postgres = TestDatabases.dataSource(TestDatabase.POSTGRESQL);
+
+	/** How often each key was reconciled, across every application context of a test. */
+	static final Map<String, AtomicInteger> reconciliations = new ConcurrentHashMap<>();
+
+	/** Holds every reconcile method until a test opens it. */
+	static volatile CountDownLatch gate = new CountDownLatch(0);
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, JacksonAutoConfiguration.class,
+				IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
+				IdempotencyReconcilerAutoConfiguration.class, IdempotencyObservabilityAutoConfiguration.class))
+		.withBean(DataSource.class, () -> new DelegatingDataSource(postgres))
+		.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+		.withBean(TicketTool.class)
+		.withPropertyValues("idempotency.jdbc.table-name=" + TABLE, "idempotency.jdbc.initialize-schema=always",
+				"management.endpoints.web.exposure.include=idempotency");
+
+	public static class TicketTool {
+
+		private final AtomicInteger opened = new AtomicInteger();
+
+		@IdempotentTool(name = "open_ticket", reconcile = "findTicket")
+		public String openTicket(String issue) {
+			return "T-" + this.opened.incrementAndGet();
+		}
+
+		Reconciliation<String> findTicket(IdempotencyKey key) throws InterruptedException {
+			assertThat(gate.await(60, TimeUnit.SECONDS)).as("the gate opened").isTrue();
+			reconciliations.computeIfAbsent(key.value(), (k) -> new AtomicInteger()).incrementAndGet();
+			return Reconciliation.found("T-reconciled");
+		}
+
+	}
+
+	@BeforeEach
+	@AfterEach
+	void dropTable() {
+		LedgerSchema.drop(postgres, TABLE);
+		reconciliations.clear();
+	}
+
+	private static String open(AssertableApplicationContext context, String runId) {
+		return RunContext.supply(new Run(runId, "rep-1"), () -> context.getBean(TicketTool.class).openTicket("seal failure"));
+	}
+
+	@Test
+	void twoApplicationsOnOneDatabaseNeverReconcileACallTwice() throws Exception {
+		LedgerSchema.create(postgres, TABLE);
+		JdbcLedger crashed = new JdbcLedger(postgres, TABLE, io.idempotency.ledger.Redaction.defaults());
+		int calls = 30;
+		for (int i = 0; i < calls; i++) {
+			String arguments = "{\"issue\":\"seal failure " + i + "\"}";
+			crashed.claim(new ClaimRequest(IdempotencyKeys.derive("open_ticket", arguments, "run-" + i), "run-" + i,
+					"rep-1", "open_ticket", arguments));
+		}
+		ApplicationContextRunner fast = this.runner.withPropertyValues("idempotency.reconciler.interval=10ms",
+				"idempotency.reconciler.stale-after=1ms", "idempotency.reconciler.batch-size=4");
+		JdbcTemplate jdbc = new JdbcTemplate(postgres);
+		gate = new CountDownLatch(1);
+		fast.run((first) -> fast.run((second) -> {
+			// Both applications hold leases at once, each blocked in a reconcile method; then both go on.
+			await().atMost(Duration.ofSeconds(60))
+				.until(() -> jdbc.queryForObject("SELECT COUNT(DISTINCT reconcile_owner) FROM " + TABLE, Integer.class),
+						(owners) -> owners == 2);
+			gate.countDown();
+			await().atMost(Duration.ofSeconds(60))
+				.until(() -> jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE + " WHERE status = 'succeeded'",
+						Integer.class), (succeeded) -> succeeded == calls);
+			assertThat(first.getBean(Reconciler.class).reconciledSucceeded()).isPositive();
+			assertThat(second.getBean(Reconciler.class).reconciledSucceeded()).isPositive();
+		}));
+
+		assertThat(reconciliations).hasSize(calls);
+		assertThat(reconciliations.values()).allSatisfy((count) -> assertThat(count.get()).isEqualTo(1));
+	}
+
+	@Test
+	void healthTurnsDownWhenNothingIsEverReplayedAndUpAfterAReplay() {
+		this.runner.withPropertyValues("idempotency.health.minimum-calls=2", "idempotency.health.cache-for=0s",
+				"idempotency.replay-counts.flush-interval=10ms")
+			.run((context) -> {
+				IdempotencyHealthIndicator health = context.getBean(IdempotencyHealthIndicator.class);
+				open(context, "r1");
+				open(context, "r2");
+				open(context, "r3");
+
+				assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
+				assertThat(health.health().getDetails()).containsEntry("calls", 3L)
+					.containsEntry("replays", 0L)
+					.containsKey("problem");
+
+				open(context, "r3");
+				await().until(() -> health.health().getStatus(), Status.UP::equals);
+				assertThat(health.health().getDetails()).containsEntry("replays", 1L);
+			});
+	}
+
+	@Test
+	void theEndpointShowsTheRateTheStatusesAndTheOldestUnsettledCalls() {
+		this.runner.run((context) -> {
+			open(context, "r1");
+			open(context, "r1");
+			context.getBean(JdbcLedger.class).flushReplayCounts();
+			String arguments = "{\"issue\":\"stuck\"}";
+			context.getBean(JdbcLedger.class)
+				.claim(new ClaimRequest(IdempotencyKeys.derive("open_ticket", arguments, "r9"), "r9", "rep-1",
+						"open_ticket", arguments));
+
+			JsonNode report = new JsonMapper()
+				.readTree(new JsonMapper().writeValueAsString(context.getBean(IdempotencyEndpoint.class).report()));
+
+			assertThat(report.get("table").stringValue()).isEqualTo(TABLE);
+			assertThat(report.get("replays").get("calls").asLong()).isEqualTo(3);
+			assertThat(report.get("replays").get("replays").asLong()).isEqualTo(1);
+			assertThat(report.get("rowsByStatus").get("SUCCEEDED").asLong()).isEqualTo(1);
+			assertThat(report.get("rowsByStatus").get("ATTEMPTING").asLong()).isEqualTo(1);
+			assertThat(report.get("oldestUnsettled")).hasSize(1);
+			assertThat(report.get("oldestUnsettled").get(0).get("runId").stringValue()).isEqualTo("r9");
+			assertThat(report.toString()).doesNotContain("stuck");
+		});
+	}
+
+	@Test
+	void callsAreCountedByToolAndOutcome() {
+		this.runner.run((context) -> {
+			open(context, "r1");
+			open(context, "r1");
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.get("idempotency.calls").tag("tool", "open_ticket").tag("outcome", "executed").counter().count())
+				.isEqualTo(1);
+			assertThat(registry.get("idempotency.calls").tag("outcome", "replayed").counter().count()).isEqualTo(1);
+			assertThat(registry.get("idempotency.late.completions").functionCounter().count()).isZero();
+			assertThat(registry.get("idempotency.reconciled").tag("outcome", "succeeded").functionCounter().count())
+				.isZero();
+		});
+	}
+
+}
