@@ -12,8 +12,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.io.ResourceLoader;
 
 /** The JDBC ledger on the application's {@link DataSource}, its table, and its background work. */
@@ -24,6 +26,7 @@ import org.springframework.core.io.ResourceLoader;
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(IdempotencyProperties.class)
+@Import(DatabaseInitializationDependencyConfigurer.class)
 public class IdempotencyLedgerAutoConfiguration {
 
 	@Bean

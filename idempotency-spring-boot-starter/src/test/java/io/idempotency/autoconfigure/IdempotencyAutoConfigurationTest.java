@@ -13,6 +13,10 @@ import javax.sql.DataSource;
 import io.idempotency.IdempotentTool;
 import io.idempotency.IdempotentToolAdvisor;
 import io.idempotency.IdempotentToolRegistry;
+import io.idempotency.MissingRunException;
+import io.idempotency.Reconciliation;
+import io.idempotency.key.IdempotencyKey;
+import org.springframework.ai.chat.model.ToolContext;
 import io.idempotency.Reconciler;
 import io.idempotency.ReconcilerSettings;
 import io.idempotency.autoconfigure.QuoteTool.QuoteRequest;
@@ -22,7 +26,8 @@ import io.idempotency.autoconfigure.http.IdempotencyHttpClientAutoConfiguration;
 import io.idempotency.autoconfigure.observability.IdempotencyEndpoint;
 import io.idempotency.autoconfigure.observability.IdempotencyHealthIndicator;
 import io.idempotency.autoconfigure.observability.IdempotencyMetrics;
-import io.idempotency.autoconfigure.observability.IdempotencyObservabilityAutoConfiguration;
+import io.idempotency.autoconfigure.observability.IdempotencyHealthAutoConfiguration;
+import io.idempotency.autoconfigure.observability.IdempotencyMetricsAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.idempotency.key.IdempotencyKeys;
@@ -51,6 +56,7 @@ import org.springframework.core.io.DefaultResourceLoader;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 class IdempotencyAutoConfigurationTest {
@@ -59,7 +65,7 @@ class IdempotencyAutoConfigurationTest {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataSourceAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 				IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
-				IdempotencyReconcilerAutoConfiguration.class, IdempotencyObservabilityAutoConfiguration.class,
+				IdempotencyReconcilerAutoConfiguration.class, IdempotencyMetricsAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class,
 				IdempotencySpringAiAutoConfiguration.class, IdempotencyHttpClientAutoConfiguration.class))
 		.withPropertyValues("management.endpoints.web.exposure.include=idempotency");
 
@@ -257,6 +263,55 @@ class IdempotencyAutoConfigurationTest {
 	void propertiesReachTheAdvisor() {
 		this.runner.withPropertyValues("idempotency.advisor-order=42")
 			.run((context) -> assertThat(context.getBean(IdempotentToolAdvisor.class).getOrder()).isEqualTo(42));
+	}
+
+	@Test
+	void aCallOutsideARunCanBeAllowedByProperty() {
+		this.runner.withUserConfiguration(Tools.class)
+			.withPropertyValues("idempotency.missing-run=execute-without-deduplication")
+			.run((context) -> {
+				QuoteTool tool = context.getBean(QuoteTool.class);
+				tool.draftQuote(REQUEST);
+				tool.draftQuote(REQUEST);
+				assertThat(tool.quotes()).isEqualTo(2);
+			});
+		this.runner.withUserConfiguration(Tools.class).run((context) -> assertThatExceptionOfType(MissingRunException.class)
+			.isThrownBy(() -> context.getBean(QuoteTool.class).draftQuote(REQUEST)));
+	}
+
+	public static class ConversationTool {
+
+		@IdempotentTool(name = "note", reconcile = "find")
+		public String note(String text, ToolContext toolContext) {
+			return text;
+		}
+
+		Reconciliation<String> find(IdempotencyKey key) {
+			return Reconciliation.notFound();
+		}
+
+	}
+
+	@Test
+	void theToolContextKeysAreConfigurable() {
+		this.runner.withBean(ConversationTool.class)
+			.withPropertyValues("idempotency.tool-context.run-id-key=conversationTurn",
+					"idempotency.tool-context.user-id-key=principal")
+			.run((context) -> {
+				context.getBean(ConversationTool.class)
+					.note("hello", new ToolContext(Map.of("conversationTurn", "turn-7", "principal", "ada")));
+				var key = IdempotencyKeys.derive("note", "{\"text\":\"hello\"}", "turn-7");
+				assertThat(context.getBean(JdbcLedger.class).find(key).orElseThrow().userId()).isEqualTo("ada");
+			});
+	}
+
+	@Test
+	void theLedgerWaitsForTheSchemaInitializer() {
+		this.runner.run((context) -> {
+			String ledger = context.getBeanNamesForType(JdbcLedger.class)[0];
+			assertThat(context.getBeanFactory().getBeanDefinition(ledger).getDependsOn())
+				.contains(context.getBeanNamesForType(LedgerSchemaInitializer.class)[0]);
+		});
 	}
 
 	@Test

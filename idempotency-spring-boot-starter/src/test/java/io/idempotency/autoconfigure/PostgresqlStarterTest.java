@@ -14,7 +14,8 @@ import io.idempotency.Reconciler;
 import io.idempotency.Reconciliation;
 import io.idempotency.autoconfigure.observability.IdempotencyEndpoint;
 import io.idempotency.autoconfigure.observability.IdempotencyHealthIndicator;
-import io.idempotency.autoconfigure.observability.IdempotencyObservabilityAutoConfiguration;
+import io.idempotency.autoconfigure.observability.IdempotencyHealthAutoConfiguration;
+import io.idempotency.autoconfigure.observability.IdempotencyMetricsAutoConfiguration;
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.ledger.ClaimRequest;
@@ -60,7 +61,7 @@ class PostgresqlStarterTest {
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, JacksonAutoConfiguration.class,
 				IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
-				IdempotencyReconcilerAutoConfiguration.class, IdempotencyObservabilityAutoConfiguration.class))
+				IdempotencyReconcilerAutoConfiguration.class, IdempotencyMetricsAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class))
 		.withBean(DataSource.class, () -> new DelegatingDataSource(postgres))
 		.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
 		.withBean(TicketTool.class)

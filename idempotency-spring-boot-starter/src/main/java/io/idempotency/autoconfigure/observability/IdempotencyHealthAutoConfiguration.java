@@ -1,12 +1,9 @@
 package io.idempotency.autoconfigure.observability;
 
-import io.idempotency.Reconciler;
 import io.idempotency.autoconfigure.IdempotencyProperties;
 import io.idempotency.autoconfigure.IdempotencyReconcilerAutoConfiguration;
 import io.idempotency.ledger.JdbcLedger;
-import io.micrometer.core.instrument.MeterRegistry;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -17,26 +14,10 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** Metrics, the health indicator and the Actuator endpoint, each where its classes and beans are present. */
-@AutoConfiguration(after = IdempotencyReconcilerAutoConfiguration.class,
-		afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-				"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
+/** The health indicator and the {@code idempotency} Actuator endpoint, each where Boot's classes are present. */
+@AutoConfiguration(after = IdempotencyReconcilerAutoConfiguration.class)
 @ConditionalOnBean(JdbcLedger.class)
-public class IdempotencyObservabilityAutoConfiguration {
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(MeterRegistry.class)
-	@ConditionalOnBean(MeterRegistry.class)
-	static class Metrics {
-
-		@Bean
-		@ConditionalOnMissingBean
-		IdempotencyMetrics idempotencyMetrics(MeterRegistry registry, JdbcLedger ledger,
-				ObjectProvider<Reconciler> reconciler) {
-			return new IdempotencyMetrics(registry, ledger, reconciler);
-		}
-
-	}
+public class IdempotencyHealthAutoConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(HealthIndicator.class)
