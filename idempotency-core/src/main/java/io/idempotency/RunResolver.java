@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
 import io.idempotency.run.RunSource;
@@ -32,7 +33,7 @@ final class RunResolver {
 
 	Optional<Run> resolve(Object[] arguments) {
 		for (Object argument : arguments) {
-			if (argument != null && argument.getClass().getName().equals("org.springframework.ai.chat.model.ToolContext")) {
+			if (argument != null && IdempotencyKeys.isContextType(argument.getClass())) {
 				Optional<Run> run = fromToolContext(argument);
 				if (run.isPresent()) {
 					return run;

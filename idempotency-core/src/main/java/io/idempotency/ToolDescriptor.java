@@ -12,6 +12,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 
 import io.idempotency.key.IdempotencyKey;
+import io.idempotency.key.IdempotencyKeys;
 
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -28,8 +29,6 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 		List<Class<? extends Throwable>> failedOn, Set<String> sensitive) {
 
 	private static final String SPRING_AI_TOOL = "org.springframework.ai.tool.annotation.Tool";
-
-	private static final Set<String> CONTEXT_TYPES = Set.of("org.springframework.ai.chat.model.ToolContext");
 
 	private static final List<String> ASYNCHRONOUS_TYPES = List.of("org.reactivestreams.Publisher",
 			"kotlinx.coroutines.flow.Flow");
@@ -77,7 +76,7 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 	}
 
 	static boolean isContextParameter(Parameter parameter) {
-		return CONTEXT_TYPES.contains(parameter.getType().getName());
+		return IdempotencyKeys.isContextType(parameter.getType());
 	}
 
 	private static void checkMethod(Method method, List<String> problems) {

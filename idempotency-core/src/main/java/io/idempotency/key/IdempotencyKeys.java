@@ -86,6 +86,14 @@ public final class IdempotencyKeys {
 		return new CanonicalCall(hash(canonical), arguments);
 	}
 
+	/**
+	 * Whether a parameter of this type carries context rather than intent (Spring AI's {@code ToolContext}),
+	 * and so is never an argument of a key.
+	 */
+	public static boolean isContextType(Class<?> type) {
+		return CONTEXT_PARAMETER_TYPES.contains(type.getName());
+	}
+
 	/** The arguments of an invocation by parameter name, without context parameters, in declaration order. */
 	static Map<String, Object> argumentsOf(Method method, Object[] args) {
 		Objects.requireNonNull(method, "method");
@@ -98,7 +106,7 @@ public final class IdempotencyKeys {
 		Map<String, Object> arguments = new LinkedHashMap<>();
 		for (int i = 0; i < parameters.length; i++) {
 			Parameter parameter = parameters[i];
-			if (CONTEXT_PARAMETER_TYPES.contains(parameter.getType().getName())) {
+			if (isContextType(parameter.getType())) {
 				continue;
 			}
 			if (!parameter.isNamePresent()) {
