@@ -27,7 +27,9 @@ import org.springframework.ai.chat.model.ToolContext;
 import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration;
 import org.springframework.ai.model.tool.ToolCallingManager;
+import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
 import org.springframework.ai.tool.annotation.Tool;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -107,6 +109,16 @@ class SpringAiToolLoopTest {
 		@Bean
 		ToolCallingManager toolCallingManager() {
 			return ToolCallingManager.builder().build();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class DraftToolsOnly {
+
+		@Bean
+		DraftTools draftTools(DataSource dataSource) {
+			return new DraftTools(new JdbcTemplate(dataSource));
 		}
 
 	}
@@ -200,6 +212,35 @@ class SpringAiToolLoopTest {
 			assertThat(tools.drafts()).isEqualTo(2);
 			assertThat(tuesday.toolResponsesRead().get(0).responseData()).doesNotContain("replayed");
 		});
+	}
+
+	@Test
+	void theChatClientThatSpringAiAutoConfiguresTellsTheModelToo() {
+		ScriptedModel model = new ScriptedModel().callsTool("draft_quote", "{\"sku\":\"SKU-4411\",\"quantity\":200}")
+			.callsTool("draft_quote", "{\"quantity\":200,\"sku\":\"SKU-4411\"}")
+			.answers("One quote.");
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataSourceAutoConfiguration.class,
+					DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
+					IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
+					IdempotencyReconcilerAutoConfiguration.class, IdempotencySpringAiAutoConfiguration.class,
+					ToolCallingAutoConfiguration.class, ChatClientAutoConfiguration.class))
+			.withUserConfiguration(DraftToolsOnly.class)
+			.withBean(ChatModel.class, () -> model)
+			.run((context) -> {
+				String answer = context.getBean(ChatClient.Builder.class)
+					.build()
+					.prompt()
+					.user("Quote 200 of SKU-4411")
+					.tools(context.getBean(DraftTools.class))
+					.toolContext(Map.of("runId", "boot-run", "userId", "rep-1"))
+					.call()
+					.content();
+
+				assertThat(answer).isEqualTo("One quote.");
+				assertThat(context.getBean(DraftTools.class).drafts()).isEqualTo(1);
+				assertThat(model.toolResponsesRead().get(1).responseData()).contains("\"replayed\":true");
+			});
 	}
 
 	@Test
