@@ -98,6 +98,7 @@ abstract class IdempotentToolContractTests {
 			LedgerSchema.create(dataSource, LEDGER_TABLE);
 			this.jdbc = new JdbcTemplate(dataSource);
 			this.jdbc.execute("DROP TABLE IF EXISTS quotes");
+			this.jdbc.execute("DROP TABLE IF EXISTS " + LEDGER_TABLE + "_away");
 			this.jdbc.execute("CREATE TABLE quotes (id " + identityColumn() + ", account_name VARCHAR(200) NOT NULL,"
 					+ " sku VARCHAR(50) NOT NULL, quantity INT NOT NULL, reference VARCHAR(40) NOT NULL)");
 			this.context = new AnnotationConfigApplicationContext();
@@ -379,6 +380,23 @@ abstract class IdempotentToolContractTests {
 		var key = IdempotencyKeys.derive("quote_in_transaction", "{\"accountName\":\"Henderson\",\"fail\":true}", "r1");
 		assertThat(this.ledger.find(key).orElseThrow().status()).as("the claim and outcome survived it")
 			.isEqualTo(LedgerStatus.FAILED);
+	}
+
+	@Test
+	void losingTheLedgerAfterTheEffectNeverLeadsToASecondExecution() {
+		Quote quote = inRun("r1", "rep-1", () -> this.tools.outageQuote("Henderson", LEDGER_TABLE));
+		this.jdbc.execute("ALTER TABLE " + LEDGER_TABLE + "_away RENAME TO " + LEDGER_TABLE);
+
+		IdempotencyKey key = IdempotencyKeys.derive("outage_quote",
+				"{\"accountName\":\"Henderson\",\"ledgerTable\":\"" + LEDGER_TABLE + "\"}", "r1");
+		assertThat(this.ledger.find(key).orElseThrow().status()).as("the fact that it may have happened is kept")
+			.isEqualTo(LedgerStatus.ATTEMPTING);
+		assertThatExceptionOfType(ToolCallInProgressException.class)
+			.isThrownBy(() -> inRun("r1", "rep-1", () -> this.tools.outageQuote("Henderson", LEDGER_TABLE)));
+
+		await().until(reconciler(10)::reconcile, (pass) -> pass.succeeded() == 1);
+		assertThat(inRun("r1", "rep-1", () -> this.tools.outageQuote("Henderson", LEDGER_TABLE))).isEqualTo(quote);
+		assertThat(this.tools.quotes()).isEqualTo(1);
 	}
 
 	// The reconciler

@@ -69,6 +69,14 @@ public class QuoteTools {
 		return this.reconciliations.get();
 	}
 
+	/** Takes effect, then loses the ledger (its table renamed away) before the outcome can be recorded. */
+	@IdempotentTool(name = "outage_quote", reconcile = "findQuote")
+	public Quote outageQuote(String accountName, String ledgerTable) {
+		Quote quote = insert(accountName, "OUTAGE", 1);
+		this.jdbc.execute("ALTER TABLE " + ledgerTable + " RENAME TO " + ledgerTable + "_away");
+		return quote;
+	}
+
 	@IdempotentTool(name = "unreconcilable", reconcile = "askTheDownSystem")
 	public String unreconcilable(String accountName) {
 		return accountName;
