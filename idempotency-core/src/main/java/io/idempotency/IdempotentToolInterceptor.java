@@ -80,9 +80,10 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		return this.transactions != null;
 	}
 
+	/** The tool of an invoked method, parsed on its first call and cached: the hot path only looks it up. */
 	ToolDescriptor describe(Method method, Class<?> targetClass) {
-		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
-		return this.tools.computeIfAbsent(new MethodClassKey(specific, targetClass), (key) -> {
+		return this.tools.computeIfAbsent(new MethodClassKey(method, targetClass), (key) -> {
+			Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
 			List<String> problems = new ArrayList<>();
 			ToolDescriptor tool = ToolDescriptor.describe(specific, targetClass, problems);
 			if (!problems.isEmpty()) {
