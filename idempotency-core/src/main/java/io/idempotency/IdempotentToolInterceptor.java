@@ -94,6 +94,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 	}
 
 	@Override
+	@SuppressWarnings("try")
 	public Object invoke(MethodInvocation invocation) throws Throwable {
 		Class<?> targetClass = AopUtils.getTargetClass(invocation.getThis());
 		ToolDescriptor tool = describe(invocation.getMethod(), targetClass);

@@ -7,11 +7,9 @@ import io.idempotency.testsupport.TestDatabases;
 
 class MariaDbIdempotentToolTest extends IdempotentToolContractTests {
 
-	private static final DataSource dataSource = TestDatabases.dataSource(TestDatabase.MARIADB);
-
 	@Override
 	DataSource dataSource() {
-		return dataSource;
+		return TestDatabases.dataSource(TestDatabase.MARIADB);
 	}
 
 	@Override

@@ -7,11 +7,9 @@ import io.idempotency.testsupport.TestDatabases;
 
 class PostgresqlIdempotentToolTest extends IdempotentToolContractTests {
 
-	private static final DataSource dataSource = TestDatabases.dataSource(TestDatabase.POSTGRESQL);
-
 	@Override
 	DataSource dataSource() {
-		return dataSource;
+		return TestDatabases.dataSource(TestDatabase.POSTGRESQL);
 	}
 
 }

@@ -4,10 +4,9 @@ import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
 
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.LongRange;
+import java.util.Random;
+
+import io.idempotency.testsupport.PropertyCheck;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,39 +18,91 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class CanonicalNumbersTest {
 
-	@Property(tries = 1000)
-	void aDoubleBecomesItsShortestRoundTripDecimal(@ForAll double value) {
+	private static final int TRIES = 1000;
+
+	/** Values where shortest-decimal algorithms go wrong, tried before the generated ones. */
+	private static final double[] EDGE_DOUBLES = { 0.0, -0.0, Double.MIN_VALUE, -Double.MIN_VALUE, Double.MIN_NORMAL,
+			Math.nextDown(Double.MIN_NORMAL), Double.MAX_VALUE, -Double.MAX_VALUE, 1.0, -1.0, 0.1, 0.3, 1.0E23, 2.0E23,
+			5.0E-324, 9007199254740993.0, 1.0E21, 1.0E-7, 123456789012345680.0 };
+
+	private static final float[] EDGE_FLOATS = { 0.0f, -0.0f, Float.MIN_VALUE, Float.MIN_NORMAL, Float.MAX_VALUE,
+			-Float.MAX_VALUE, 1.0f, 0.1f, 1.0E10f, 3.4E-38f, 16777217.0f };
+
+	@Test
+	void edgeDoublesBecomeTheirShortestRoundTripDecimal() {
+		for (double value : EDGE_DOUBLES) {
+			assertShortestRoundTrip(value);
+		}
+	}
+
+	@Test
+	void edgeFloatsBecomeTheirShortestRoundTripDecimal() {
+		for (float value : EDGE_FLOATS) {
+			assertShortestRoundTrip(value);
+		}
+	}
+
+	@Test
+	void aDoubleBecomesItsShortestRoundTripDecimal() {
+		PropertyCheck.forAll(TRIES, (random) -> assertShortestRoundTrip(anyDouble(random)));
+	}
+
+	@Test
+	void aFloatBecomesItsShortestRoundTripDecimal() {
+		PropertyCheck.forAll(TRIES, (random) -> assertShortestRoundTrip(anyFloat(random)));
+	}
+
+	@Test
+	void anyDoubleBitPatternBecomesItsShortestRoundTripDecimal() {
+		PropertyCheck.forAll(TRIES, (random) -> assertShortestRoundTrip(Double.longBitsToDouble(random.nextLong())));
+	}
+
+	@Test
+	void subnormalDoublesBecomeTheirShortestRoundTripDecimal() {
+		PropertyCheck.forAll(TRIES,
+				(random) -> assertShortestRoundTrip(Double.longBitsToDouble(1 + random.nextInt(1 << 20))));
+	}
+
+	@Test
+	void subnormalFloatsBecomeTheirShortestRoundTripDecimal() {
+		PropertyCheck.forAll(TRIES, (random) -> assertShortestRoundTrip(Float.intBitsToFloat(1 + random.nextInt(1 << 16))));
+	}
+
+	/** Doubles as people and programs write them: integers, short decimals, and values of any magnitude. */
+	private static double anyDouble(Random random) {
+		return switch (random.nextInt(4)) {
+			case 0 -> random.nextInt() / Math.pow(10, random.nextInt(8));
+			case 1 -> (double) random.nextLong();
+			case 2 -> (random.nextDouble() - 0.5) * Math.pow(10, random.nextInt(617) - 308);
+			default -> Double.longBitsToDouble(random.nextLong());
+		};
+	}
+
+	private static float anyFloat(Random random) {
+		return switch (random.nextInt(4)) {
+			case 0 -> (float) (random.nextInt() / Math.pow(10, random.nextInt(8)));
+			case 1 -> (float) random.nextInt();
+			case 2 -> (float) ((random.nextDouble() - 0.5) * Math.pow(10, random.nextInt(77) - 38));
+			default -> Float.intBitsToFloat(random.nextInt());
+		};
+	}
+
+	private static void assertShortestRoundTrip(double value) {
 		if (!Double.isFinite(value)) {
 			return;
 		}
 		BigDecimal written = new BigDecimal(CanonicalNumbers.plain(value));
-		assertThat(written.doubleValue()).isEqualTo(value == 0 ? 0.0 : value);
+		assertThat(written.doubleValue()).as("%s written as %s", value, written).isEqualTo(value == 0 ? 0.0 : value);
 		assertShortestAndClosest(written, new BigDecimal(value), (d) -> d.doubleValue() == value);
 	}
 
-	@Property(tries = 1000)
-	void aFloatBecomesItsShortestRoundTripDecimal(@ForAll float value) {
+	private static void assertShortestRoundTrip(float value) {
 		if (!Float.isFinite(value)) {
 			return;
 		}
 		BigDecimal written = new BigDecimal(CanonicalNumbers.plain(value));
-		assertThat(written.floatValue()).isEqualTo(value == 0 ? 0.0f : value);
+		assertThat(written.floatValue()).as("%s written as %s", value, written).isEqualTo(value == 0 ? 0.0f : value);
 		assertShortestAndClosest(written, new BigDecimal(value), (d) -> d.floatValue() == value);
-	}
-
-	@Property(tries = 1000)
-	void anyDoubleBitPatternBecomesItsShortestRoundTripDecimal(@ForAll long bits) {
-		aDoubleBecomesItsShortestRoundTripDecimal(Double.longBitsToDouble(bits));
-	}
-
-	@Property(tries = 1000)
-	void subnormalDoublesBecomeTheirShortestRoundTripDecimal(@ForAll @LongRange(min = 1, max = 1 << 20) long bits) {
-		aDoubleBecomesItsShortestRoundTripDecimal(Double.longBitsToDouble(bits));
-	}
-
-	@Property(tries = 1000)
-	void subnormalFloatsBecomeTheirShortestRoundTripDecimal(@ForAll @IntRange(min = 1, max = 1 << 16) int bits) {
-		aFloatBecomesItsShortestRoundTripDecimal(Float.intBitsToFloat(bits));
 	}
 
 	private static void assertShortestAndClosest(BigDecimal written, BigDecimal exact,

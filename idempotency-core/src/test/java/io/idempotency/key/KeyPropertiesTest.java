@@ -8,15 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Assume;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.constraints.IntRange;
+import io.idempotency.testsupport.PropertyCheck;
+import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,97 +23,138 @@ class KeyPropertiesTest {
 
 	private static final String RUN = "run-1";
 
-	@Property(tries = 1000)
-	void memberOrderAndSpellingNeverChangeTheKey(@ForAll("arguments") Map<String, Object> arguments,
-			@ForAll Random first, @ForAll Random second) {
-		assertThat(IdempotencyKeys.derive(TOOL, JsonSpeller.spell(arguments, first), RUN))
-			.isEqualTo(IdempotencyKeys.derive(TOOL, JsonSpeller.spell(arguments, second), RUN));
+	private static final int TRIES = 1000;
+
+	@Test
+	void memberOrderAndSpellingNeverChangeTheKey() {
+		PropertyCheck.forAll(TRIES, (random) -> {
+			Map<String, Object> arguments = arguments(random);
+			assertThat(IdempotencyKeys.derive(TOOL, JsonSpeller.spell(arguments, random), RUN))
+				.isEqualTo(IdempotencyKeys.derive(TOOL, JsonSpeller.spell(arguments, random), RUN));
+		});
 	}
 
-	@Property(tries = 1000)
-	void canonicalisingTwiceEqualsCanonicalisingOnce(@ForAll("arguments") Map<String, Object> arguments,
-			@ForAll Random random) {
-		String once = IdempotencyKeys.canonicalJson(TOOL, JsonSpeller.spell(arguments, random), RUN);
-		String canonicalArguments = once.substring("{\"arguments\":".length(), once.lastIndexOf(",\"runId\":"));
-		assertThat(IdempotencyKeys.canonicalJson(TOOL, canonicalArguments, RUN)).isEqualTo(once);
+	@Test
+	void canonicalisingTwiceEqualsCanonicalisingOnce() {
+		PropertyCheck.forAll(TRIES, (random) -> {
+			String once = IdempotencyKeys.canonicalJson(TOOL, JsonSpeller.spell(arguments(random), random), RUN);
+			String canonicalArguments = once.substring("{\"arguments\":".length(), once.lastIndexOf(",\"runId\":"));
+			assertThat(IdempotencyKeys.canonicalJson(TOOL, canonicalArguments, RUN)).isEqualTo(once);
+		});
 	}
 
-	@Property(tries = 1000)
-	void changingAnyLeafValueChangesTheKey(@ForAll("arguments") Map<String, Object> arguments,
-			@ForAll @IntRange(min = 0, max = 10_000) int which, @ForAll Random random) {
-		List<Leaf> leaves = new ArrayList<>();
-		Leaf.collect(arguments, leaves);
-		Leaf leaf = leaves.get(which % leaves.size());
-		String before = JsonSpeller.spell(arguments, random);
-		leaf.change();
-		String after = JsonSpeller.spell(arguments, random);
-		assertThat(IdempotencyKeys.derive(TOOL, after, RUN)).as("%s -> %s", before, after)
-			.isNotEqualTo(IdempotencyKeys.derive(TOOL, before, RUN));
+	@Test
+	void changingAnyLeafValueChangesTheKey() {
+		PropertyCheck.forAll(TRIES, (random) -> {
+			Map<String, Object> arguments = arguments(random);
+			List<Leaf> leaves = new ArrayList<>();
+			Leaf.collect(arguments, leaves);
+			Leaf leaf = leaves.get(random.nextInt(leaves.size()));
+			String before = JsonSpeller.spell(arguments, random);
+			leaf.change();
+			String after = JsonSpeller.spell(arguments, random);
+			assertThat(IdempotencyKeys.derive(TOOL, after, RUN)).as("%s -> %s", before, after)
+				.isNotEqualTo(IdempotencyKeys.derive(TOOL, before, RUN));
+		});
 	}
 
-	@Property(tries = 1000)
-	void nullMembersEqualAbsentOnes(@ForAll("arguments") Map<String, Object> arguments,
-			@ForAll @IntRange(min = 0, max = 10_000) int which, @ForAll Random random) {
-		IdempotencyKey key = IdempotencyKeys.derive(TOOL, JsonSpeller.spell(arguments, random), RUN);
-		List<Map<String, Object>> objects = new ArrayList<>();
-		Leaf.collectObjects(arguments, objects);
-		objects.get(which % objects.size()).put("absent-" + which, null);
-		assertThat(IdempotencyKeys.derive(TOOL, JsonSpeller.spell(arguments, random), RUN)).isEqualTo(key);
-		Leaf.removeNullMembers(arguments);
-		assertThat(IdempotencyKeys.derive(TOOL, JsonSpeller.spell(arguments, random), RUN)).isEqualTo(key);
+	@Test
+	void nullMembersEqualAbsentOnes() {
+		PropertyCheck.forAll(TRIES, (random) -> {
+			Map<String, Object> arguments = arguments(random);
+			IdempotencyKey key = IdempotencyKeys.derive(TOOL, JsonSpeller.spell(arguments, random), RUN);
+			List<Map<String, Object>> objects = new ArrayList<>();
+			Leaf.collectObjects(arguments, objects);
+			objects.get(random.nextInt(objects.size())).put("absent-" + random.nextInt(10_000), null);
+			assertThat(IdempotencyKeys.derive(TOOL, JsonSpeller.spell(arguments, random), RUN)).isEqualTo(key);
+			Leaf.removeNullMembers(arguments);
+			assertThat(IdempotencyKeys.derive(TOOL, JsonSpeller.spell(arguments, random), RUN)).isEqualTo(key);
+		});
 	}
 
-	@Property(tries = 1000)
-	void aNewRunIdAlwaysGivesANewKey(@ForAll("arguments") Map<String, Object> arguments,
-			@ForAll("runIds") String firstRun, @ForAll("runIds") String secondRun) {
-		Assume.that(!firstRun.equals(secondRun));
-		assertThat(IdempotencyKeys.derive(TOOL, arguments, firstRun))
-			.isNotEqualTo(IdempotencyKeys.derive(TOOL, arguments, secondRun));
+	@Test
+	void aNewRunIdAlwaysGivesANewKey() {
+		PropertyCheck.forAll(TRIES, (random) -> {
+			Map<String, Object> arguments = arguments(random);
+			String firstRun = runId(random);
+			String secondRun = runId(random);
+			while (secondRun.equals(firstRun)) {
+				secondRun = runId(random);
+			}
+			assertThat(IdempotencyKeys.derive(TOOL, arguments, firstRun))
+				.isNotEqualTo(IdempotencyKeys.derive(TOOL, arguments, secondRun));
+		});
 	}
 
-	@Property(tries = 1000)
-	void javaValuesAndTheirJsonTextHaveOneKey(@ForAll("arguments") Map<String, Object> arguments,
-			@ForAll Random random) {
-		assertThat(IdempotencyKeys.derive(TOOL, arguments, RUN))
-			.isEqualTo(IdempotencyKeys.derive(TOOL, JsonSpeller.spell(arguments, random), RUN));
+	@Test
+	void javaValuesAndTheirJsonTextHaveOneKey() {
+		PropertyCheck.forAll(TRIES, (random) -> {
+			Map<String, Object> arguments = arguments(random);
+			assertThat(IdempotencyKeys.derive(TOOL, arguments, RUN))
+				.isEqualTo(IdempotencyKeys.derive(TOOL, JsonSpeller.spell(arguments, random), RUN));
+		});
 	}
 
-	@Provide
-	Arbitrary<String> runIds() {
-		return text().filter((s) -> !s.isBlank());
+	private static String runId(Random random) {
+		String runId = text(random, 10);
+		return runId.isBlank() ? runId + "r" : runId;
 	}
 
-	@Provide
-	Arbitrary<Map<String, Object>> arguments() {
-		return objects(3).map(KeyPropertiesTest::copy);
+	/** Arguments as Java values: objects up to three deep of strings, decimals, booleans and nulls. */
+	static Map<String, Object> arguments(Random random) {
+		return object(random, 3);
 	}
 
-	private static Arbitrary<Map<String, Object>> objects(int depth) {
-		return Arbitraries.maps(text().ofMaxLength(6), values(depth)).ofMaxSize(5);
-	}
-
-	private static Arbitrary<Object> values(int depth) {
-		Arbitrary<Object> leaf = Arbitraries.<Object>oneOf(text(), numbers(), Arbitraries.of(true, false))
-			.injectNull(0.15);
-		if (depth == 0) {
-			return leaf;
+	private static Map<String, Object> object(Random random, int depth) {
+		Map<String, Object> object = new LinkedHashMap<>();
+		int size = random.nextInt(6);
+		for (int i = 0; i < size; i++) {
+			object.put(text(random, 6), value(random, depth));
 		}
-		return Arbitraries.frequencyOf(Tuple.of(6, leaf), Tuple.of(1, objects(depth - 1).map((m) -> m)),
-				Tuple.of(1, values(depth - 1).list().ofMaxSize(4).map((l) -> l)));
+		return object;
 	}
+
+	private static Object value(Random random, int depth) {
+		int kind = random.nextInt(8);
+		if (depth > 0 && kind == 6) {
+			return object(random, depth - 1);
+		}
+		if (depth > 0 && kind == 7) {
+			List<Object> list = new ArrayList<>();
+			int size = random.nextInt(5);
+			for (int i = 0; i < size; i++) {
+				list.add(value(random, depth - 1));
+			}
+			return list;
+		}
+		if (random.nextInt(100) < 15) {
+			return null;
+		}
+		return switch (random.nextInt(3)) {
+			case 0 -> text(random, 10);
+			case 1 -> BigDecimal.valueOf(random.nextLong() >> random.nextInt(64), random.nextInt(25) - 12);
+			default -> random.nextBoolean();
+		};
+	}
+
+	/** Characters that make canonicalisation work: white space of every kind, and composed or combining forms. */
+	private static final String SPECIAL = " \t\n\u00a0\u2007\u202f\ufeff\u3000\u0301\u0065\u00e9";
 
 	/** Strings of any characters but lone surrogates, with white space and combining marks well represented. */
-	private static net.jqwik.api.arbitraries.StringArbitrary text() {
-		return Arbitraries.strings()
-			.withCharRange('\u0000', '\uD7FF')
-			.withCharRange('\uE000', '\uFFFF')
-			.withChars(" \t\n\u00a0\u2007\u202f\ufeff\u3000\u0301\u0065\u00e9")
-			.ofMaxLength(10);
-	}
-
-	private static Arbitrary<BigDecimal> numbers() {
-		return Combinators.combine(Arbitraries.longs(), Arbitraries.integers().between(-12, 12))
-			.as(BigDecimal::valueOf);
+	private static String text(Random random, int maxLength) {
+		int length = random.nextInt(maxLength + 1);
+		StringBuilder text = new StringBuilder(length);
+		for (int i = 0; i < length; i++) {
+			text.append(switch (random.nextInt(4)) {
+				case 0 -> SPECIAL.charAt(random.nextInt(SPECIAL.length()));
+				case 1 -> (char) (0x20 + random.nextInt(0x5f));
+				default -> {
+					char c = (char) random.nextInt(0xD800 + 0x2000);
+					yield (c < 0xD800) ? c : (char) (c + 0x800);
+				}
+			});
+		}
+		return text.toString();
 	}
 
 	/** A deep, mutable copy, since the generated maps may share structure. */

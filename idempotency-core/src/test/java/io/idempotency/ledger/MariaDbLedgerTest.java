@@ -13,11 +13,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class MariaDbLedgerTest extends LedgerContractTests {
 
-	private static final DataSource dataSource = TestDatabases.dataSource(TestDatabase.MARIADB);
-
 	@Override
 	DataSource dataSource() {
-		return dataSource;
+		return TestDatabases.dataSource(TestDatabase.MARIADB);
 	}
 
 	@Test

@@ -12,11 +12,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class PostgresqlLedgerTest extends LedgerContractTests {
 
-	private static final DataSource dataSource = TestDatabases.dataSource(TestDatabase.POSTGRESQL);
-
 	@Override
 	DataSource dataSource() {
-		return dataSource;
+		return TestDatabases.dataSource(TestDatabase.POSTGRESQL);
 	}
 
 	@Test

@@ -50,7 +50,9 @@ class PostgresqlStarterTest {
 
 	private static final String TABLE = "tool_audit_starter_test";
 
-	private static final DataSource postgres = TestDatabases.dataSource(TestDatabase.POSTGRESQL);
+	private static DataSource postgres() {
+		return TestDatabases.dataSource(TestDatabase.POSTGRESQL);
+	}
 
 	/** How often each key was reconciled, across every application context of a test. */
 	static final Map<String, AtomicInteger> reconciliations = new ConcurrentHashMap<>();
@@ -62,7 +64,7 @@ class PostgresqlStarterTest {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, JacksonAutoConfiguration.class,
 				IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
 				IdempotencyReconcilerAutoConfiguration.class, IdempotencyMetricsAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class))
-		.withBean(DataSource.class, () -> new DelegatingDataSource(postgres))
+		.withBean(DataSource.class, () -> new DelegatingDataSource(postgres()))
 		.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
 		.withBean(TicketTool.class)
 		.withPropertyValues("idempotency.jdbc.table-name=" + TABLE, "idempotency.jdbc.initialize-schema=always",
@@ -88,7 +90,7 @@ class PostgresqlStarterTest {
 	@BeforeEach
 	@AfterEach
 	void dropTable() {
-		LedgerSchema.drop(postgres, TABLE);
+		LedgerSchema.drop(postgres(), TABLE);
 		reconciliations.clear();
 	}
 
@@ -98,8 +100,8 @@ class PostgresqlStarterTest {
 
 	@Test
 	void twoApplicationsOnOneDatabaseNeverReconcileACallTwice() throws Exception {
-		LedgerSchema.create(postgres, TABLE);
-		JdbcLedger crashed = new JdbcLedger(postgres, TABLE, io.idempotency.ledger.Redaction.defaults());
+		LedgerSchema.create(postgres(), TABLE);
+		JdbcLedger crashed = new JdbcLedger(postgres(), TABLE, io.idempotency.ledger.Redaction.defaults());
 		int calls = 30;
 		for (int i = 0; i < calls; i++) {
 			String arguments = "{\"issue\":\"seal failure " + i + "\"}";
@@ -108,7 +110,7 @@ class PostgresqlStarterTest {
 		}
 		ApplicationContextRunner fast = this.runner.withPropertyValues("idempotency.reconciler.interval=10ms",
 				"idempotency.reconciler.stale-after=1ms", "idempotency.reconciler.batch-size=4");
-		JdbcTemplate jdbc = new JdbcTemplate(postgres);
+		JdbcTemplate jdbc = new JdbcTemplate(postgres());
 		gate = new CountDownLatch(1);
 		fast.run((first) -> fast.run((second) -> {
 			// Both applications hold leases at once, each blocked in a reconcile method; then both go on.

@@ -36,6 +36,20 @@ class TestDatabasesTest {
 	}
 
 	@org.junit.jupiter.api.Test
+	void aDatabaseNoOneCanProvideSkipsItsTestsWithTheReasonOutsideCi() {
+		assertThat(TestDatabases.unavailable("No MariaDB for tests: why", false))
+			.isInstanceOf(org.opentest4j.TestAbortedException.class)
+			.hasMessage("No MariaDB for tests: why");
+	}
+
+	@org.junit.jupiter.api.Test
+	void aDatabaseNoOneCanProvideFailsItsTestsInCi() {
+		assertThat(TestDatabases.unavailable("No MariaDB for tests: why", true))
+			.isInstanceOf(IllegalStateException.class)
+			.hasMessageStartingWith("No MariaDB for tests: why");
+	}
+
+	@org.junit.jupiter.api.Test
 	void eachH2DatabaseIsNewAndEmpty() {
 		assertThat(TestDatabases.dataSource(TestDatabase.H2)).isNotSameAs(TestDatabases.dataSource(TestDatabase.H2));
 	}
