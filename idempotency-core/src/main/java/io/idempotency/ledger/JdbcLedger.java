@@ -1,5 +1,6 @@
 package io.idempotency.ledger;
 
+import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -25,9 +26,12 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowCallbackHandler;
+import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
+import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -52,6 +56,8 @@ public final class JdbcLedger implements AutoCloseable {
 	public static final int MAX_ERROR_LENGTH = 4000;
 
 	private static final int REPLAY_COUNT_CAPACITY = 100_000;
+
+	private final DataSource dataSource;
 
 	private final JdbcTemplate jdbc;
 
@@ -90,6 +96,7 @@ public final class JdbcLedger implements AutoCloseable {
 		Objects.requireNonNull(dataSource, "dataSource");
 		this.table = TableName.of(tableName);
 		this.redaction = Objects.requireNonNull(redaction, "redaction");
+		this.dataSource = dataSource;
 		this.dialect = dialectOf(dataSource);
 		this.sql = new LedgerStatements(this.dialect, this.table);
 		this.jdbc = new JdbcTemplate(dataSource);
@@ -103,6 +110,7 @@ public final class JdbcLedger implements AutoCloseable {
 	}
 
 	private JdbcLedger(JdbcLedger ledger, boolean joinCallersTransaction) {
+		this.dataSource = ledger.dataSource;
 		this.jdbc = ledger.jdbc;
 		this.ownTransaction = ledger.ownTransaction;
 		this.dialect = ledger.dialect;
@@ -431,17 +439,71 @@ public final class JdbcLedger implements AutoCloseable {
 
 	/**
 	 * Runs ledger statements so that they are committed when this returns, whatever the caller's transaction
-	 * does. Outside any Spring-managed transaction each statement commits on its own (one round trip); inside
-	 * one, they run in a new transaction of their own, with the caller's suspended.
+	 * does and whatever the pool's auto-commit setting. Outside any Spring-managed transaction they run on
+	 * one connection of their own: with auto-commit on, each statement commits itself and nothing is added;
+	 * with it off (a common setting of pools used with JPA), the ledger commits them itself. Inside a
+	 * transaction, they run in a new transaction of their own, with the caller's suspended.
 	 */
 	private <T> T committed(Supplier<T> statements) {
 		if (this.joinCallersTransaction) {
 			return statements.get();
 		}
-		if (TransactionSynchronizationManager.isSynchronizationActive()) {
+		if (TransactionSynchronizationManager.isSynchronizationActive()
+				|| TransactionSynchronizationManager.hasResource(this.dataSource)) {
+			return inOwnTransaction(statements);
+		}
+		return onOwnConnection(statements);
+	}
+
+	private <T> T inOwnTransaction(Supplier<T> statements) {
+		try {
 			return this.ownTransaction.execute((status) -> statements.get());
 		}
-		return statements.get();
+		catch (CannotCreateTransactionException ex) {
+			// A pool with no connection left is the common cause: every caller holds one in its own transaction.
+			throw new CannotCreateTransactionException("The idempotency ledger could not get a connection of its own"
+					+ " while the caller's transaction holds one. A ledger write inside a caller's transaction needs a"
+					+ " second connection: size the pool above the number of calls that can run inside transactions at"
+					+ " once (" + ex.getMessage() + ")", ex);
+		}
+	}
+
+	private <T> T onOwnConnection(Supplier<T> statements) {
+		Connection connection = DataSourceUtils.getConnection(this.dataSource);
+		TransactionSynchronizationManager.bindResource(this.dataSource, new ConnectionHolder(connection));
+		boolean autoCommit = true;
+		try {
+			autoCommit = connection.getAutoCommit();
+			T result = statements.get();
+			if (!autoCommit) {
+				connection.commit();
+			}
+			return result;
+		}
+		catch (SQLException ex) {
+			rollback(connection, autoCommit, ex);
+			throw this.jdbc.getExceptionTranslator().translate("Committing the idempotency ledger's writes", null, ex);
+		}
+		catch (RuntimeException | Error ex) {
+			rollback(connection, autoCommit, ex);
+			throw ex;
+		}
+		finally {
+			TransactionSynchronizationManager.unbindResource(this.dataSource);
+			DataSourceUtils.releaseConnection(connection, this.dataSource);
+		}
+	}
+
+	private static void rollback(Connection connection, boolean autoCommit, Throwable failure) {
+		if (autoCommit) {
+			return;
+		}
+		try {
+			connection.rollback();
+		}
+		catch (SQLException ex) {
+			failure.addSuppressed(ex);
+		}
 	}
 
 	private LedgerEntry entry(ResultSet row, int rowNumber) throws SQLException {

@@ -16,6 +16,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+
 import javax.sql.DataSource;
 
 import io.idempotency.key.IdempotencyKey;
@@ -26,6 +29,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -61,6 +65,9 @@ abstract class LedgerContractTests {
 
 	@AfterEach
 	void dropTable() {
+		if (this.dataSource == null) {
+			return;
+		}
 		LedgerSchema.drop(this.dataSource, TABLE);
 	}
 
@@ -139,6 +146,74 @@ abstract class LedgerContractTests {
 		// Monday's ticket and Tuesday's ticket: the same arguments in two runs are two intents.
 		assertThat(this.ledger.claim(request("monday", ARGUMENTS))).isInstanceOf(Claim.Won.class);
 		assertThat(this.ledger.claim(request("tuesday", ARGUMENTS))).isInstanceOf(Claim.Won.class);
+	}
+
+	// Every write committed by the ledger itself, whatever the pool's auto-commit
+
+	/** Connections as a pool configured with {@code auto-commit=false} hands them out. */
+	private DataSource withoutAutoCommit() {
+		return new DelegatingDataSource(this.dataSource) {
+			@Override
+			public Connection getConnection() throws SQLException {
+				Connection connection = super.getConnection();
+				connection.setAutoCommit(false);
+				return connection;
+			}
+		};
+	}
+
+	@Test
+	void aClaimIsCommittedOnAPoolWithAutoCommitOff() {
+		JdbcLedger ledger = new JdbcLedger(withoutAutoCommit(), TABLE, Redaction.defaults());
+		ClaimRequest request = request("r1", ARGUMENTS);
+
+		assertThat(ledger.claim(request)).isInstanceOf(Claim.Won.class);
+
+		// Seen from another connection: the row exists, so a repeat anywhere does not execute again.
+		assertThat(this.ledger.claim(request)).isInstanceOf(Claim.InProgress.class);
+		assertThat(ledger.claim(request)).isInstanceOf(Claim.InProgress.class);
+	}
+
+	@Test
+	void outcomesAreCommittedOnAPoolWithAutoCommitOff() {
+		JdbcLedger ledger = new JdbcLedger(withoutAutoCommit(), TABLE, Redaction.defaults());
+		ClaimRequest succeeded = request("r1", "{\"n\":1}");
+		ClaimRequest failed = request("r1", "{\"n\":2}");
+		ClaimRequest unknown = request("r1", "{\"n\":3}");
+		List.of(succeeded, failed, unknown).forEach(ledger::claim);
+
+		assertThat(ledger.recordSucceeded(succeeded.key(), "{\"ticketId\":\"T-1\"}")).isTrue();
+		assertThat(ledger.recordFailed(failed.key(), "rejected")).isTrue();
+		assertThat(ledger.recordUnknown(unknown.key(), "timed out")).isTrue();
+
+		assertThat(this.ledger.claim(succeeded)).isInstanceOf(Claim.Replay.class);
+		assertThat(this.ledger.claim(failed)).isInstanceOf(Claim.PreviousAttemptFailed.class);
+		assertThat(status(unknown)).isEqualTo("unknown");
+	}
+
+	@Test
+	void theReconcilersWritesAndRetentionAreCommittedOnAPoolWithAutoCommitOff() {
+		JdbcLedger ledger = new JdbcLedger(withoutAutoCommit(), TABLE, Redaction.defaults());
+		ClaimRequest resolved = request("r1", "{\"n\":1}");
+		ClaimRequest postponed = request("r1", "{\"n\":2}");
+		ClaimRequest purged = request("r1", "{\"n\":3}");
+		List.of(resolved, postponed, purged).forEach(this.ledger::claim);
+		this.ledger.recordSucceeded(purged.key(), "1");
+		Map<IdempotencyKey, LedgerEntry> leased = new java.util.HashMap<>();
+		ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(5)).forEach((e) -> leased.put(e.key(), e));
+
+		assertThat(ledger.resolveSucceeded(leased.get(resolved.key()), "{\"ticketId\":\"T-1\"}")).isTrue();
+		assertThat(ledger.postpone(leased.get(postponed.key()), Duration.ofHours(1))).isTrue();
+		assertThat(ledger.purgeSettled(Duration.ZERO, 10)).isEqualTo(2);
+
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE, Integer.class)).isEqualTo(1);
+		assertThat(this.jdbc.queryForObject("SELECT reconcile_owner FROM " + TABLE, String.class)).isNull();
+		assertThat(this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(5))).isEmpty();
+	}
+
+	private String status(ClaimRequest request) {
+		return this.jdbc.queryForObject("SELECT status FROM " + TABLE + " WHERE idempotency_key = ?", String.class,
+				request.key().value());
 	}
 
 	// Recording outcomes
