@@ -193,17 +193,29 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 	private void recordSuccess(JdbcLedger ledger, ToolDescriptor tool, ClaimRequest request, Object result) {
 		Object data = (tool.envelope() && result instanceof ToolResult<?> envelope) ? envelope.data() : result;
 		String json = null;
+		String notStored = null;
 		if (!tool.returnsNothing()) {
 			try {
 				json = this.results.write(data);
+				if (json.contains("\\u0000")) {
+					json = null;
+					notStored = "it contains the character U+0000, which the ledger cannot store";
+				}
 			}
 			catch (RuntimeException ex) {
-				logger.warn("The result of tool '" + tool.name() + "' (key " + request.key()
-						+ ") cannot be written as JSON; a replay will return null", ex);
+				notStored = "it cannot be written as JSON: " + ex.getMessage();
 			}
 		}
 		try {
-			ledger.recordSucceeded(request.key(), json);
+			if (notStored != null) {
+				// Never a stored null that a replay would pass off as the result: the row says it is missing.
+				logger.warn("The result of tool '" + tool.name() + "' (key " + request.key() + ") is not stored: "
+						+ notStored + ". A repeat is told the action was done, without its result");
+				ledger.recordSucceededWithoutResult(request.key(), "The result is not stored: " + notStored);
+			}
+			else {
+				ledger.recordSucceeded(request.key(), json);
+			}
 		}
 		catch (RuntimeException ex) {
 			if (tool.transactional()) {
@@ -217,7 +229,9 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 
 	private void recordFailure(JdbcLedger ledger, ToolDescriptor tool, ClaimRequest request, Throwable failure,
 			LedgerStatus outcome) {
-		String error = failure.getClass().getName() + ": " + failure.getMessage();
+		// An exception's message may quote an argument, a secret among them (a URL with its API key).
+		String error = ledger.redaction().scrub(failure.getClass().getName() + ": " + failure.getMessage(),
+				request.arguments(), request.sensitiveNames());
 		try {
 			if (outcome == LedgerStatus.UNKNOWN) {
 				ledger.recordUnknown(request.key(), error);
@@ -239,6 +253,12 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 						: (claim instanceof Claim.InProgress) ? IdempotentCall.Outcome.IN_PROGRESS
 								: IdempotentCall.Outcome.CONFLICT;
 		tell(tool, request, outcome);
+		if (claim instanceof Claim.Replay replay && replay.result() == null && !tool.returnsNothing()) {
+			if (tool.envelope()) {
+				return ToolResult.replayedWithoutResult();
+			}
+			throw new ResultNotStoredException(tool.name());
+		}
 		if (claim instanceof Claim.Replay replay) {
 			Object data = this.results.read(replay.result(), tool.dataType());
 			return tool.envelope() ? ToolResult.replayed(data) : data;

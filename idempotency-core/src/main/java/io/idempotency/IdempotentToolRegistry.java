@@ -1,12 +1,18 @@
 package io.idempotency;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Parameter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.ledger.Redaction;
 
 import org.springframework.aop.Advisor;
 import org.springframework.aop.framework.Advised;
@@ -20,6 +26,7 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Knows every idempotent tool of the application, for the reconciler, and checks each once the
@@ -40,8 +47,29 @@ public final class IdempotentToolRegistry implements SmartInitializingSingleton,
 
 	private ConfigurableListableBeanFactory beanFactory;
 
-	/** A tool and the bean it is called on. */
-	record RegisteredTool(Object bean, ToolDescriptor descriptor) {
+	/**
+	 * A tool and the bean it is called on. The bean is looked up when first needed, so that a lazy bean is
+	 * known as a tool at start-up without being created then.
+	 */
+	static final class RegisteredTool {
+
+		private final Supplier<Object> bean;
+
+		private final ToolDescriptor descriptor;
+
+		RegisteredTool(Supplier<Object> bean, ToolDescriptor descriptor) {
+			this.bean = SingletonSupplier.of(bean);
+			this.descriptor = descriptor;
+		}
+
+		Object bean() {
+			return this.bean.get();
+		}
+
+		ToolDescriptor descriptor() {
+			return this.descriptor;
+		}
+
 	}
 
 	private volatile Map<String, RegisteredTool> tools = Map.of();
@@ -69,6 +97,7 @@ public final class IdempotentToolRegistry implements SmartInitializingSingleton,
 			if (type == null) {
 				continue;
 			}
+			// Lazy beans are known by their type and created only when a call or the reconciler needs them.
 			boolean created = definition.isSingleton() && !definition.isLazyInit();
 			Object bean = created ? this.beanFactory.getBean(beanName) : null;
 			Class<?> targetClass = (bean != null) ? AopUtils.getTargetClass(bean) : ClassUtils.getUserClass(type);
@@ -88,8 +117,12 @@ public final class IdempotentToolRegistry implements SmartInitializingSingleton,
 							+ "': their calls would share keys. Give each a distinct name");
 				}
 				if (bean != null) {
-					registered.put(tool.name(), new RegisteredTool(bean, tool));
+					registered.put(tool.name(), new RegisteredTool(() -> bean, tool));
 				}
+				else if (definition.isSingleton()) {
+					registered.put(tool.name(), new RegisteredTool(() -> this.beanFactory.getBean(beanName), tool));
+				}
+				checkRedaction(tool, where, problems);
 				if (tool.transactional() && !this.advisor.interceptor().supportsTransactionalTools()) {
 					problems.add("Tool '" + tool.name() + "' (" + where + ") is transactional, but there is no"
 							+ " transaction manager for the ledger's database");
@@ -114,6 +147,35 @@ public final class IdempotentToolRegistry implements SmartInitializingSingleton,
 	/** The names of every tool, once the application has started. */
 	public Set<String> toolNames() {
 		return this.tools.keySet();
+	}
+
+	/** The names of the tools this application can reconcile: those with a reconcile method. */
+	public Set<String> reconcilableToolNames() {
+		return this.tools.values()
+			.stream()
+			.filter((tool) -> tool.descriptor().reconcile() != null)
+			.map((tool) -> tool.descriptor().name())
+			.collect(Collectors.toUnmodifiableSet());
+	}
+
+	/**
+	 * A reconcile method receives stored arguments; one whose parameter the ledger's redaction removes
+	 * would receive {@value Redaction#REDACTED} instead of the value.
+	 */
+	private void checkRedaction(ToolDescriptor tool, String where, List<String> problems) {
+		if (tool.reconcile() == null) {
+			return;
+		}
+		JdbcLedger ledger = this.beanFactory.getBeanProvider(JdbcLedger.class).getIfUnique();
+		Redaction redaction = (ledger != null) ? ledger.redaction() : null;
+		for (Parameter parameter : tool.reconcile().getParameters()) {
+			if (redaction != null && parameter.isNamePresent() && redaction.redacts(parameter.getName())) {
+				problems.add("Tool '" + tool.name() + "' (" + where + ") has reconcile method "
+						+ tool.reconcile().getName() + " which takes '" + parameter.getName() + "', a name the ledger"
+						+ " redacts, so it is never stored and the method could not be given it. Reconcile by another"
+						+ " parameter or the IdempotencyKey, or configure the redacted names");
+			}
+		}
 	}
 
 	private void checkProxy(String beanName, Object bean, List<String> problems) {

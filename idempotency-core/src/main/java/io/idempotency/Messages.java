@@ -8,6 +8,9 @@ final class Messages {
 	static final String REPLAYED = "Already done earlier in this run: this is the result of that earlier call."
 			+ " Nothing was done again, so report one action, not two.";
 
+	static final String REPLAYED_WITHOUT_RESULT = "Already done earlier in this run, but its result could not be"
+			+ " kept, so it cannot be shown again. Nothing was done again: do not repeat it, and report it as done.";
+
 	private Messages() {
 	}
 

@@ -6,6 +6,8 @@ import java.lang.reflect.Modifier;
 import java.lang.reflect.Parameter;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -13,6 +15,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.idempotency.IdempotentToolRegistry.RegisteredTool;
+import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.ledger.LedgerEntry;
 import org.apache.commons.logging.Log;
@@ -55,7 +58,8 @@ public final class Reconciler {
 
 	private final ResultCodec results;
 
-	private final JsonMapper mapper;
+	/** The mapper that wrote the stored arguments, and so the one that reads them back. */
+	private final JsonMapper argumentsMapper = IdempotencyKeys.argumentsMapper();
 
 	private final ReconcilerSettings settings;
 
@@ -69,17 +73,26 @@ public final class Reconciler {
 			ReconcilerSettings settings) {
 		this.ledger = ledger;
 		this.tools = tools;
-		this.mapper = resultMapper;
 		this.results = new ResultCodec(resultMapper);
 		this.settings = settings;
 	}
 
-	/** One pass over at most a batch of stale rows. */
+	/**
+	 * One pass over at most a batch of stale rows, of the tools this application can reconcile only: in a
+	 * fleet where instances run different tools, an instance never takes another's rows.
+	 */
 	public Pass reconcile() {
+		Set<String> reconcilable = this.tools.reconcilableToolNames();
+		if (reconcilable.isEmpty()) {
+			return new Pass(0, 0, 0, 0);
+		}
 		// Each threshold is applied by the database, on its clock.
-		Map<String, Duration> byTool = this.settings.staleAfterByTool();
-		List<LedgerEntry> rows = new ArrayList<>(this.ledger.leaseStaleExcept(byTool.keySet(),
-				this.settings.staleAfter(), this.settings.batchSize(), this.settings.lease()));
+		Map<String, Duration> byTool = new HashMap<>(this.settings.staleAfterByTool());
+		byTool.keySet().retainAll(reconcilable);
+		Set<String> atDefault = new HashSet<>(reconcilable);
+		atDefault.removeAll(byTool.keySet());
+		List<LedgerEntry> rows = new ArrayList<>(this.ledger.leaseStaleOf(atDefault, this.settings.staleAfter(),
+				this.settings.batchSize(), this.settings.lease()));
 		for (Map.Entry<String, Duration> tool : byTool.entrySet()) {
 			if (rows.size() < this.settings.batchSize()) {
 				rows.addAll(this.ledger.leaseStaleOf(Set.of(tool.getKey()), tool.getValue(),
@@ -91,7 +104,16 @@ public final class Reconciler {
 		int postponed = 0;
 		int human = 0;
 		for (LedgerEntry row : rows) {
-			switch (reconcile(row)) {
+			Outcome outcome;
+			try {
+				outcome = reconcile(row);
+			}
+			catch (RuntimeException ex) {
+				// The ledger could not record the answer: the lease runs out and a later pass takes the row.
+				logger.warn("reconcile.failed tool=" + row.tool() + " key=" + row.key() + ": " + ex);
+				continue;
+			}
+			switch (outcome) {
 				case SUCCEEDED -> succeeded++;
 				case FAILED -> failed++;
 				case POSTPONED -> postponed++;
@@ -144,14 +166,16 @@ public final class Reconciler {
 			return resolved(row, this.ledger.resolveFailed(row, "Reconciled: the call did not take effect"), "failed",
 					Outcome.FAILED);
 		}
-		catch (RuntimeException ex) {
+		catch (Throwable ex) {
+			// Whatever one row's reconcile method throws, even an Error, stays with that row: the others of
+			// the pass are still reconciled, and this one is retried, then handed to a human.
 			return postpone(row, ex);
 		}
 	}
 
 	private Reconciliation<?> ask(RegisteredTool tool, LedgerEntry row) {
 		Method reconcile = tool.descriptor().reconcile();
-		JsonNode arguments = this.mapper.readTree(row.arguments());
+		JsonNode arguments = this.argumentsMapper.readTree(row.arguments());
 		Parameter[] parameters = reconcile.getParameters();
 		Object[] values = new Object[parameters.length];
 		for (int i = 0; i < parameters.length; i++) {
@@ -161,8 +185,8 @@ public final class Reconciler {
 			else {
 				JsonNode value = arguments.get(parameters[i].getName());
 				ResolvableType type = ResolvableType.forMethodParameter(reconcile, i, tool.bean().getClass());
-				values[i] = (value == null || value.isNull()) ? null
-						: this.mapper.convertValue(value, this.mapper.getTypeFactory().constructType(type.getType()));
+				values[i] = (value == null || value.isNull()) ? null : this.argumentsMapper.convertValue(value,
+						this.argumentsMapper.getTypeFactory().constructType(type.getType()));
 			}
 		}
 		// A public method through the proxy (so its own advice applies), anything else on the target itself.
@@ -200,7 +224,7 @@ public final class Reconciler {
 		return counted;
 	}
 
-	private Outcome postpone(LedgerEntry row, RuntimeException failure) {
+	private Outcome postpone(LedgerEntry row, Throwable failure) {
 		if (row.reconcileAttempts() >= this.settings.maxAttempts()) {
 			this.ledger.postpone(row, HUMAN_PAUSE);
 			this.awaitingHuman.incrementAndGet();

@@ -35,7 +35,13 @@ public record ToolResult<T>(boolean ok, T data, boolean replayed, Kind kind, Str
 		PREVIOUS_ATTEMPT_FAILED("previous_attempt_failed"),
 
 		/** Started earlier in this run, and not finished, or its outcome is being checked. */
-		IN_PROGRESS("in_progress");
+		IN_PROGRESS("in_progress"),
+
+		/**
+		 * Performed earlier in this run, but its result could not be stored, so it cannot be returned again;
+		 * {@code data} is empty and the action was not performed again.
+		 */
+		REPLAYED_WITHOUT_RESULT("replayed_without_result");
 
 		private final String value;
 
@@ -57,6 +63,10 @@ public record ToolResult<T>(boolean ok, T data, boolean replayed, Kind kind, Str
 
 	static <T> ToolResult<T> replayed(T data) {
 		return new ToolResult<>(true, data, true, Kind.REPLAYED, Messages.REPLAYED, null);
+	}
+
+	static <T> ToolResult<T> replayedWithoutResult() {
+		return new ToolResult<>(true, null, true, Kind.REPLAYED_WITHOUT_RESULT, Messages.REPLAYED_WITHOUT_RESULT, null);
 	}
 
 	static <T> ToolResult<T> previousAttemptFailed(String error) {

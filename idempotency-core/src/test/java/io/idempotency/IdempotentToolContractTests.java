@@ -33,6 +33,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.springframework.ai.chat.model.ToolContext;
+import tools.jackson.databind.PropertyNamingStrategies;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
@@ -495,6 +496,128 @@ abstract class IdempotentToolContractTests {
 		}
 		assertThat(this.tools.reconciliations() - before).isEqualTo(rows);
 		assertThat(unsettled()).isZero();
+	}
+
+	// Fail closed: what the reconciler sees, what reaches storage
+
+	private Reconciler reconcilerWith(JsonMapper applicationMapper, int maxAttempts) {
+		return new Reconciler(this.ledger, this.context.getBean(IdempotentToolRegistry.class), applicationMapper,
+				new ReconcilerSettings(Duration.ofMillis(1), Map.of(), 100, Duration.ofMinutes(5), Duration.ofMillis(1),
+						Duration.ofMillis(1), maxAttempts));
+	}
+
+	@Test
+	void theReconcileMethodReceivesWhatTheToolReceivedWhateverTheApplicationsJsonSettings() {
+		QuoteTools.Ticket ticket = new QuoteTools.Ticket("Henderson Industrial", "Pump noise\n");
+		assertThatExceptionOfType(SocketTimeoutException.class)
+			.isThrownBy(() -> RunContext.call(new Run("r1", "rep-1"), () -> this.tools.openTicket(ticket)));
+		JsonMapper snakeCase = JsonMapper.builder()
+			.propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+			.build();
+
+		Reconciler.Pass pass = await().until(reconcilerWith(snakeCase, 10)::reconcile, (p) -> p.resolved() > 0);
+
+		assertThat(pass.succeeded()).isEqualTo(1);
+		LedgerEntry row = this.jdbc.query("SELECT idempotency_key FROM " + LEDGER_TABLE + " WHERE tool = 'open_ticket'",
+				(r, n) -> this.ledger.find(new IdempotencyKey(r.getString(1))).orElseThrow()).get(0);
+		assertThat(row.status()).isEqualTo(LedgerStatus.SUCCEEDED);
+		assertThat(row.result()).contains("T-Pump noise");
+	}
+
+	@Test
+	void anErrorFromOneReconcileMethodStaysWithItsRowAndThePassGoesOn() {
+		IdempotencyKey broken = IdempotencyKeys.derive("broken_reconcile", "{\"accountName\":\"Acme\"}", "r1");
+		this.ledger.claim(new ClaimRequest(broken, "r1", "rep-1", "broken_reconcile", "{\"accountName\":\"Acme\"}"));
+		IdempotencyKey draft = crashedDraft("r1", "Henderson", true);
+
+		Reconciler reconciler = reconciler(1);
+		Reconciler.Pass pass = await().until(reconciler::reconcile, (p) -> p.resolved() + p.awaitingHuman() > 0);
+
+		assertThat(pass.resolved()).isEqualTo(1);
+		assertThat(pass.awaitingHuman()).isEqualTo(1);
+		assertThat(this.ledger.find(draft).orElseThrow().status()).isEqualTo(LedgerStatus.SUCCEEDED);
+		assertThat(this.ledger.find(broken).orElseThrow().reconcileAttempts()).isEqualTo(1);
+		assertThat(reconciler.awaitingHuman()).isEqualTo(1);
+	}
+
+	@Test
+	void aReconcilerLeavesTheRowsOfToolsItDoesNotHave() {
+		IdempotencyKey elsewhere = IdempotencyKeys.derive("tool_of_another_service", "{}", "r1");
+		this.ledger.claim(new ClaimRequest(elsewhere, "r1", "rep-1", "tool_of_another_service", "{}"));
+		IdempotencyKey draft = crashedDraft("r1", "Henderson", true);
+		Reconciler reconciler = reconciler(10);
+
+		await().until(reconciler::reconcile, (p) -> p.resolved() > 0);
+		reconciler.reconcile();
+
+		assertThat(this.ledger.find(draft).orElseThrow().status()).isEqualTo(LedgerStatus.SUCCEEDED);
+		LedgerEntry untouched = this.ledger.find(elsewhere).orElseThrow();
+		assertThat(untouched.status()).isEqualTo(LedgerStatus.ATTEMPTING);
+		assertThat(untouched.reconcileAttempts()).isZero();
+		assertThat(untouched.reconcileOwner()).isNull();
+	}
+
+	@Test
+	void aSecretQuotedInAnExceptionMessageNeverReachesTheErrorColumn() {
+		String apiKey = "sk_live_4eC39HqLyjWDarjtT1zdp7dc";
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> inRun("r1", "rep-1", () -> this.tools.charge("Henderson", apiKey)));
+
+		String error = this.jdbc.queryForObject("SELECT error FROM " + LEDGER_TABLE + " WHERE tool = 'charge'",
+				String.class);
+		assertThat(error).doesNotContain(apiKey).contains("api_key=[REDACTED]").contains("was refused");
+		assertThat(this.jdbc.queryForObject("SELECT arguments FROM " + LEDGER_TABLE + " WHERE tool = 'charge'",
+				String.class)).doesNotContain(apiKey);
+	}
+
+	@Test
+	void aResultThatCannotBeStoredIsNeverReplayedAsNull() {
+		int before = this.tools.receipts();
+		inRun("r1", "rep-1", () -> this.tools.issueReceipt("Henderson"));
+
+		assertThatExceptionOfType(ResultNotStoredException.class)
+			.isThrownBy(() -> inRun("r1", "rep-1", () -> this.tools.issueReceipt("Henderson")))
+			.withMessageContaining("Nothing was done again");
+		assertThat(this.tools.receipts() - before).isEqualTo(1);
+		LedgerEntry row = this.jdbc.query("SELECT idempotency_key FROM " + LEDGER_TABLE + " WHERE tool = 'issue_receipt'",
+				(r, n) -> this.ledger.find(new IdempotencyKey(r.getString(1))).orElseThrow()).get(0);
+		assertThat(row.status()).isEqualTo(LedgerStatus.SUCCEEDED);
+		assertThat(row.result()).isNull();
+		assertThat(row.error()).startsWith("The result is not stored");
+	}
+
+	@Test
+	void anEnvelopeWhoseResultCannotBeStoredIsReplayedAsDoneWithoutAResult() {
+		int before = this.tools.receipts();
+		inRun("r1", "rep-1", () -> this.tools.issueReceiptEnvelope("Henderson"));
+
+		ToolResult<QuoteTools.Receipt> repeat = inRun("r1", "rep-1", () -> this.tools.issueReceiptEnvelope("Henderson"));
+
+		assertThat(repeat.kind()).isEqualTo(ToolResult.Kind.REPLAYED_WITHOUT_RESULT);
+		assertThat(repeat.replayed()).isTrue();
+		assertThat(repeat.data()).isNull();
+		assertThat(this.tools.receipts() - before).isEqualTo(1);
+	}
+
+	@Test
+	void aStringWithU0000IsRefusedBeforeAnythingIsClaimedOrExecuted() {
+		assertThatExceptionOfType(io.idempotency.key.InvalidArgumentsException.class)
+			.isThrownBy(() -> inRun("r1", "rep-1", () -> this.tools.draftQuote("Hender\u0000son", "SKU-4411", 200)))
+			.satisfies((ex) -> assertThat(ex.path()).isEqualTo("accountName"));
+
+		assertThat(this.tools.quotes()).isZero();
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + LEDGER_TABLE, Integer.class)).isZero();
+	}
+
+	@Test
+	void aBlankUserInTheToolContextIsNoUser() {
+		ToolContext context = new ToolContext(Map.of("runId", "ctx-run", "userId", " "));
+		this.tools.quoteWithContext("Henderson", context);
+		this.tools.quoteWithContext("Henderson", context);
+
+		assertThat(this.tools.quotes()).isEqualTo(1);
+		var key = IdempotencyKeys.derive("quote_with_context", "{\"accountName\":\"Henderson\"}", "ctx-run");
+		assertThat(this.ledger.find(key).orElseThrow().userId()).isNull();
 	}
 
 	private int unsettled() {

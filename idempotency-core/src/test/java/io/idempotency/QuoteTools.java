@@ -5,6 +5,8 @@ import java.net.SocketTimeoutException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.idempotency.key.IdempotencyKey;
@@ -153,6 +155,77 @@ public class QuoteTools {
 			throw new IllegalArgumentException("rolled back");
 		}
 		return quote;
+	}
+
+	/** A ticket request as a model sends it. */
+	public record Ticket(String accountName, String issue) {
+	}
+
+	/** The issues of opened tickets, exactly as the ticket system received them. */
+	private final Set<String> openedIssues = ConcurrentHashMap.newKeySet();
+
+	/** Opens a ticket, then times out: the outcome is unknown, and only the reconciler can tell. */
+	@IdempotentTool(name = "open_ticket", reconcile = "findTicket")
+	public String openTicket(Ticket ticket) throws SocketTimeoutException {
+		this.openedIssues.add(ticket.issue());
+		throw new SocketTimeoutException("Read timed out after the ticket system answered");
+	}
+
+	/** Looks the ticket up exactly as it was opened, as a ticket system's search does. */
+	Reconciliation<String> findTicket(Ticket ticket) {
+		return this.openedIssues.contains(ticket.issue()) ? Reconciliation.found("T-" + ticket.issue().strip())
+				: Reconciliation.notFound();
+	}
+
+	@IdempotentTool(name = "broken_reconcile", reconcile = "crashWhileReconciling")
+	public String brokenReconcile(String accountName) {
+		return accountName;
+	}
+
+	Reconciliation<String> crashWhileReconciling(IdempotencyKey key) {
+		throw new NoClassDefFoundError("com/example/tickets/TicketClient");
+	}
+
+	/** Charges an account; the payment API refuses, quoting the request, API key included. */
+	@IdempotentTool(name = "charge", reconcile = "findCharge")
+	public String charge(String accountName, String apiKey) {
+		throw new IllegalArgumentException("POST https://payments.example/charges?api_key=" + apiKey + " was refused");
+	}
+
+	Reconciliation<String> findCharge(IdempotencyKey key) {
+		return Reconciliation.notFound();
+	}
+
+	/** A result Jackson cannot write: its accessor fails. */
+	public record Receipt(String number) {
+
+		@Override
+		public String number() {
+			throw new IllegalStateException("the receipt is not printable");
+		}
+
+	}
+
+	private final AtomicInteger receipts = new AtomicInteger();
+
+	public int receipts() {
+		return this.receipts.get();
+	}
+
+	@IdempotentTool(name = "issue_receipt", reconcile = "findReceipt")
+	public Receipt issueReceipt(String accountName) {
+		this.receipts.incrementAndGet();
+		return new Receipt(accountName);
+	}
+
+	@IdempotentTool(name = "issue_receipt_envelope", reconcile = "findReceipt")
+	public ToolResult<Receipt> issueReceiptEnvelope(String accountName) {
+		this.receipts.incrementAndGet();
+		return ToolResult.of(new Receipt(accountName));
+	}
+
+	Reconciliation<Receipt> findReceipt(IdempotencyKey key) {
+		return Reconciliation.notFound();
 	}
 
 }

@@ -145,6 +145,87 @@ class StartupChecksTest {
 
 	}
 
+	public static class ReconcilesByARedactedName {
+
+		@IdempotentTool(name = "rotate_key", reconcile = "findRotation")
+		public String rotateKey(String account, String apiKey) {
+			return account;
+		}
+
+		Reconciliation<String> findRotation(String apiKey) {
+			return Reconciliation.notFound();
+		}
+
+	}
+
+	@Test
+	void aReconcileParameterThatTheLedgerRedactsStopsTheStart() {
+		assertThatIllegalStateException().isThrownBy(() -> start(ReconcilesByARedactedName.class))
+			.withMessageContaining("Tool 'rotate_key'")
+			.withMessageContaining("takes 'apiKey', a name the ledger redacts");
+	}
+
+	public static class ReconcilesByNamesThatMerelyContainASecretWord {
+
+		@IdempotentTool(name = "book_meeting", reconcile = "findMeeting")
+		public String bookMeeting(String secretaryName, int maxTokens, String preAuthorizationId) {
+			return secretaryName;
+		}
+
+		Reconciliation<String> findMeeting(String secretaryName, int maxTokens, String preAuthorizationId) {
+			return Reconciliation.notFound();
+		}
+
+	}
+
+	@Test
+	void namesThatMerelyContainASecretWordAreNotRedactedSoTheyMayBeReconciledBy() {
+		try (AnnotationConfigApplicationContext context = start(ReconcilesByNamesThatMerelyContainASecretWord.class)) {
+			assertThat(context.getBean(IdempotentToolRegistry.class).toolNames()).contains("book_meeting");
+		}
+	}
+
+	@org.springframework.context.annotation.Lazy
+	@org.springframework.stereotype.Component
+	public static class LazyTools {
+
+		static final java.util.concurrent.atomic.AtomicInteger created = new java.util.concurrent.atomic.AtomicInteger();
+
+		public LazyTools() {
+			created.incrementAndGet();
+		}
+
+		@IdempotentTool(name = "lazy_ticket", reconcile = "findLazy")
+		public String lazyTicket(String issue) {
+			return issue;
+		}
+
+		Reconciliation<String> findLazy(IdempotencyKey key) {
+			return Reconciliation.found("T-1");
+		}
+
+	}
+
+	@Test
+	void aToolOnALazyBeanIsKnownAtStartWithoutCreatingItAndIsReconciled() {
+		int before = LazyTools.created.get();
+		try (AnnotationConfigApplicationContext context = start(LazyTools.class)) {
+			IdempotentToolRegistry registry = context.getBean(IdempotentToolRegistry.class);
+			assertThat(registry.reconcilableToolNames()).contains("lazy_ticket");
+			assertThat(LazyTools.created.get()).isEqualTo(before);
+
+			JdbcLedger ledger = context.getBean(JdbcLedger.class);
+			IdempotencyKey key = io.idempotency.key.IdempotencyKeys.derive("lazy_ticket", "{\"issue\":\"x\"}", "lazy-run");
+			ledger.claim(new io.idempotency.ledger.ClaimRequest(key, "lazy-run", null, "lazy_ticket", "{\"issue\":\"x\"}"));
+			Reconciler reconciler = new Reconciler(ledger, registry, new tools.jackson.databind.json.JsonMapper(),
+					new ReconcilerSettings(java.time.Duration.ofMillis(1), java.util.Map.of(), 100,
+							java.time.Duration.ofMinutes(5), java.time.Duration.ofMillis(1), java.time.Duration.ofMillis(1), 3));
+
+			org.awaitility.Awaitility.await().until(reconciler::reconcile, (pass) -> pass.succeeded() > 0);
+			assertThat(ledger.find(key).orElseThrow().status()).isEqualTo(io.idempotency.ledger.LedgerStatus.SUCCEEDED);
+		}
+	}
+
 	@Test
 	void anAsynchronousResultStopsTheStart() {
 		assertThatIllegalStateException().isThrownBy(() -> start(Asynchronous.class))

@@ -19,10 +19,18 @@ final class ArgumentPath {
 
 	private final int index;
 
+	private final int depth;
+
 	private ArgumentPath(ArgumentPath parent, String name, int index) {
 		this.parent = parent;
 		this.name = name;
 		this.index = index;
+		this.depth = (parent != null) ? parent.depth + 1 : 0;
+	}
+
+	/** How many members and elements deep the path goes: the arguments object itself is depth 0. */
+	int depth() {
+		return this.depth;
 	}
 
 	ArgumentPath member(String name) {

@@ -4,6 +4,8 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.StreamReadFeature;
+import tools.jackson.core.StreamWriteConstraints;
+import tools.jackson.core.exc.StreamConstraintsException;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
@@ -22,12 +24,15 @@ final class ArgumentsMapper {
 	/** Longer number literals are refused before they are parsed; the plain-form limit applies after. */
 	private static final int MAX_NUMBER_LITERAL = 10 * CanonicalNumbers.MAX_DIGITS;
 
+	private static final String TOO_DEEP = "is nested deeper than the " + IdempotencyKeys.MAX_DEPTH + " levels allowed";
+
 	private static final JsonMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
 		.streamReadConstraints(StreamReadConstraints.builder()
 			.maxNumberLength(MAX_NUMBER_LITERAL)
-			.maxNestingDepth(500)
+			.maxNestingDepth(IdempotencyKeys.MAX_DEPTH + 1)
 			.maxStringLength(20_000_000)
 			.build())
+		.streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(IdempotencyKeys.MAX_DEPTH + 1).build())
 		.enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
 		.build())
 		.enable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
@@ -51,10 +56,16 @@ final class ArgumentsMapper {
 			}
 			return (arguments != null) ? arguments : MissingNode.getInstance();
 		}
+		catch (StreamConstraintsException ex) {
+			ArgumentPath path = ArgumentPath.of(parser.streamReadContext());
+			if (String.valueOf(ex.getOriginalMessage()).contains("nesting depth")) {
+				throw canonicaliser.refused(path, TOO_DEEP, ex);
+			}
+			throw canonicaliser.refused(path, notValid(path) + ex.getOriginalMessage(), ex);
+		}
 		catch (JacksonException ex) {
 			ArgumentPath path = ArgumentPath.of(parser.streamReadContext());
-			String verb = (path == ArgumentPath.ROOT) ? "are" : "is";
-			throw canonicaliser.refused(path, verb + " not valid JSON: " + ex.getOriginalMessage(), ex);
+			throw canonicaliser.refused(path, notValid(path) + ex.getOriginalMessage(), ex);
 		}
 	}
 
@@ -67,11 +78,36 @@ final class ArgumentsMapper {
 					"cannot be written as JSON: " + ex.getOriginalMessage(), ex);
 		}
 		catch (StackOverflowError ex) {
-			// Jackson builds trees without a depth limit; a cycle recurses until the stack runs out and
-			// unwinds cleanly to here.
-			throw canonicaliser.refused(ArgumentPath.ROOT,
-					"cannot be written as JSON: the object graph is cyclic or nested too deeply", null);
+			// Jackson builds trees without a depth limit: a cycle recurses until the stack runs out and unwinds
+			// cleanly to here. Writing as text does count depth, and tells where the limit was passed.
+			throw canonicaliser.refused(whereTooDeep(arguments), TOO_DEEP + " (is the object graph cyclic?)", null);
 		}
+	}
+
+	private static ArgumentPath whereTooDeep(Object arguments) {
+		try {
+			MAPPER.writeValueAsString(arguments);
+		}
+		catch (StreamConstraintsException ex) {
+			return ArgumentPath.of(ex.getPath());
+		}
+		catch (JacksonException | StackOverflowError ex) {
+			// fall through: the root is all that can be said
+		}
+		return ArgumentPath.ROOT;
+	}
+
+	/** Arguments as JSON text, as the tool received them; at most {@link IdempotencyKeys#MAX_DEPTH} deep. */
+	static String write(JsonNode arguments) {
+		return MAPPER.writeValueAsString(arguments);
+	}
+
+	static JsonMapper mapper() {
+		return MAPPER;
+	}
+
+	private static String notValid(ArgumentPath path) {
+		return ((path == ArgumentPath.ROOT) ? "are" : "is") + " not valid JSON: ";
 	}
 
 }

@@ -1,11 +1,13 @@
 package io.idempotency.key;
 
 /**
- * A call in canonical form: its key, and its arguments as canonical JSON (members sorted, nulls dropped,
- * strings trimmed, numbers plain). The arguments are in clear: redact them before storing them.
+ * A call ready to be claimed: its key, derived from the canonical form of its arguments, and its arguments
+ * as the tool received them, as JSON written by the library's own mapper (see
+ * {@link IdempotencyKeys#argumentsMapper()}): what a reconcile method is later given back. The arguments are
+ * in clear: redact them before storing them.
  *
  * @param key the call's idempotency key
- * @param arguments the canonical arguments, a JSON object
+ * @param arguments the arguments as received, a JSON object
  */
 public record CanonicalCall(IdempotencyKey key, String arguments) {
 

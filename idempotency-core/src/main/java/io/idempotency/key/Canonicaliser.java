@@ -15,10 +15,23 @@ import tools.jackson.databind.node.POJONode;
  */
 final class Canonicaliser {
 
+	private static final String UNSTORABLE = "contains the character U+0000, which the ledger cannot store";
+
 	private final String tool;
 
+	private final boolean forStorage;
+
 	Canonicaliser(String tool) {
+		this(tool, false);
+	}
+
+	/**
+	 * @param forStorage whether the arguments are also to be stored: then U+0000, which PostgreSQL's JSON
+	 * cannot hold, is refused in names and strings, on every database alike
+	 */
+	Canonicaliser(String tool, boolean forStorage) {
 		this.tool = tool;
+		this.forStorage = forStorage;
 	}
 
 	/** The canonical envelope {@code {"arguments":A,"runId":R,"tool":T}}. */
@@ -47,6 +60,12 @@ final class Canonicaliser {
 	}
 
 	private void write(JsonNode node, ArgumentPath path, StringBuilder out) {
+		if (path.depth() > IdempotencyKeys.MAX_DEPTH && node.isContainer()) {
+			throw refused(path, "is nested deeper than the " + IdempotencyKeys.MAX_DEPTH + " levels allowed", null);
+		}
+		if (this.forStorage && node.isString() && node.stringValue().indexOf('\u0000') >= 0) {
+			throw refused(path, UNSTORABLE, null);
+		}
 		try {
 			switch (node.getNodeType()) {
 				case OBJECT -> writeObject(node, path, out);
@@ -98,6 +117,9 @@ final class Canonicaliser {
 		for (int i = 0; i < members.size(); i++) {
 			Map.Entry<String, JsonNode> member = members.get(i);
 			ArgumentPath memberPath = path.member(member.getKey());
+			if (this.forStorage && member.getKey().indexOf('\u0000') >= 0) {
+				throw refused(memberPath, "has a name that " + UNSTORABLE, null);
+			}
 			if (i > 0) {
 				out.append(',');
 			}

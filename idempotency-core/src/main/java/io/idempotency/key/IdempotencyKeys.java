@@ -11,6 +11,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
 /**
  * Derives idempotency keys (key specification version 1): the SHA-256 of the canonical JSON envelope
  * {@code {"arguments":A,"runId":R,"tool":T}}.
@@ -31,7 +34,11 @@ public final class IdempotencyKeys {
 	 */
 	private static final Set<String> CONTEXT_PARAMETER_TYPES = Set.of("org.springframework.ai.chat.model.ToolContext");
 
-	private static final int ARGUMENTS_START = "{\"arguments\":".length();
+	/**
+	 * How deep arguments may nest objects and arrays: a member of the arguments object is at depth 1. Deeper
+	 * arguments, and cyclic object graphs, are refused with the path where the limit was passed.
+	 */
+	public static final int MAX_DEPTH = 64;
 
 	private IdempotencyKeys() {
 	}
@@ -75,15 +82,30 @@ public final class IdempotencyKeys {
 	}
 
 	/**
-	 * Canonicalises an invocation of a tool method, as {@link #derive(String, Method, Object[], String)}
-	 * does, and returns both the key and the canonical arguments: what a ledger stores (after redaction).
+	 * Prepares an invocation of a tool method to be claimed: derives its key, as
+	 * {@link #derive(String, Method, Object[], String)} does, and writes its arguments as the tool received
+	 * them, as JSON, for the ledger to store (after redaction). Beyond what the key refuses, arguments that
+	 * hold the character U+0000 are refused here, on every database alike, because PostgreSQL's JSON types
+	 * cannot store it.
+	 * @throws InvalidArgumentsException naming the offending argument
 	 * @throws IllegalArgumentException if parameter names were not compiled in, or the arguments do not
 	 * match the method's parameters
 	 */
 	public static CanonicalCall canonicalise(String tool, Method method, Object[] args, String runId) {
-		String canonical = canonicalJson(tool, argumentsOf(method, args), runId);
-		String arguments = canonical.substring(ARGUMENTS_START, canonical.lastIndexOf(",\"runId\":"));
-		return new CanonicalCall(hash(canonical), arguments);
+		Canonicaliser canonicaliser = new Canonicaliser(requireText(tool, "tool"), true);
+		requireText(runId, "runId");
+		JsonNode arguments = ArgumentsMapper.valueToTree(argumentsOf(method, args), canonicaliser);
+		String canonical = canonicaliser.envelope(arguments, runId);
+		return new CanonicalCall(hash(canonical), ArgumentsMapper.write(arguments));
+	}
+
+	/**
+	 * The JSON mapper of the library's own that turns arguments into JSON, for keys and for the ledger; read
+	 * stored arguments back into parameter values with it, so that the application's JSON settings (naming
+	 * strategy, inclusion) never change what a reconcile method receives.
+	 */
+	public static JsonMapper argumentsMapper() {
+		return ArgumentsMapper.mapper();
 	}
 
 	/**

@@ -142,6 +142,11 @@ public final class JdbcLedger implements AutoCloseable {
 		}
 	}
 
+	/** What this ledger removes from arguments before it stores them. */
+	public Redaction redaction() {
+		return this.redaction;
+	}
+
 	/** The table this ledger writes. */
 	public String tableName() {
 		return this.table.qualified();
@@ -205,11 +210,23 @@ public final class JdbcLedger implements AutoCloseable {
 	 * Records that the claimed call returned. Only the attempt that holds the claim may: if the row is no
 	 * longer attempting (the reconciler resolved it meanwhile), nothing is written, and the late completion
 	 * is logged and counted.
-	 * @param resultJson the result as JSON, or {@code null} for a tool that returns nothing
+	 * @param resultJson the result as JSON ({@code "null"} for a tool that returned null), or {@code null}
+	 * for a tool that returns nothing
 	 * @return whether the outcome was recorded; {@code false} for a late completion
 	 */
 	public boolean recordSucceeded(IdempotencyKey key, String resultJson) {
 		return recordOutcome(key, LedgerStatus.SUCCEEDED, resultJson, null);
+	}
+
+	/**
+	 * Records that the claimed call returned, but that its result cannot be stored (it cannot be written as
+	 * JSON, say). A repeat is answered as done, without a result: never with a {@code null} that would pass
+	 * for one.
+	 * @param reason why the result is not stored, kept in the row's error column
+	 * @return whether the outcome was recorded; {@code false} for a late completion
+	 */
+	public boolean recordSucceededWithoutResult(IdempotencyKey key, String reason) {
+		return recordOutcome(key, LedgerStatus.SUCCEEDED, null, reason);
 	}
 
 	/**

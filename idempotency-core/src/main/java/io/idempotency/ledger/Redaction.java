@@ -2,6 +2,8 @@ package io.idempotency.ledger;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -15,8 +17,9 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Removes secrets from arguments before they are stored. A member is redacted, at any depth, when its
- * name contains one of the sensitive names, compared without case, underscores or hyphens: {@code token}
- * redacts {@code token}, {@code accessToken} and {@code ACCESS_TOKEN}. Its whole value becomes
+ * whole name is one of the sensitive names, compared without case, underscores or hyphens:
+ * {@code accessToken} redacts {@code accessToken}, {@code access_token} and {@code ACCESS-TOKEN}, but not
+ * {@code accessTokenCount}; {@code secret} does not redact {@code secretaryName}. Its whole value becomes
  * {@value #REDACTED}.
  *
  * <p>Redaction changes only what is stored: the idempotency key is derived over the full arguments.
@@ -27,14 +30,19 @@ public final class Redaction {
 	public static final String REDACTED = "[REDACTED]";
 
 	/** The names redacted unless configured otherwise. */
-	public static final Set<String> DEFAULT_NAMES = Set.of("password", "passwd", "secret", "token", "apiKey",
-			"authorization", "credential", "privateKey");
+	public static final Set<String> DEFAULT_NAMES = Set.of("password", "passwd", "passphrase", "secret",
+			"clientSecret", "token", "accessToken", "refreshToken", "idToken", "authToken", "bearerToken",
+			"sessionToken", "apiKey", "accessKey", "secretKey", "privateKey", "authorization", "credential",
+			"credentials", "cookie");
+
+	/** Redacted values shorter than this are not scrubbed from error text: they would match too much. */
+	public static final int MIN_SCRUBBED_LENGTH = 4;
 
 	private static final JsonMapper MAPPER = JsonMapper.builder()
 		.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
 		.build();
 
-	private final List<String> names;
+	private final Set<String> names;
 
 	private Redaction(Collection<String> names) {
 		this.names = normalise(names);
@@ -62,35 +70,72 @@ public final class Redaction {
 	 * @throws IllegalArgumentException if the arguments are not valid JSON
 	 */
 	public String redact(String argumentsJson, Set<String> sensitiveNames) {
-		List<String> terms = this.names;
-		if (!sensitiveNames.isEmpty()) {
-			terms = new ArrayList<>(this.names);
-			terms.addAll(normalise(sensitiveNames));
-		}
-		if (terms.isEmpty()) {
+		Set<String> names = namesWith(sensitiveNames);
+		if (names.isEmpty()) {
 			return argumentsJson;
 		}
-		JsonNode tree;
+		JsonNode tree = parse(argumentsJson);
+		return redact(tree, names, null) ? MAPPER.writeValueAsString(tree) : argumentsJson;
+	}
+
+	/** Whether a member of this name is redacted (with no names marked sensitive by the call). */
+	public boolean redacts(String name) {
+		return this.names.contains(normalise(name));
+	}
+
+	/**
+	 * The text with every value that redaction removes from these arguments replaced by {@value #REDACTED}:
+	 * for error text that may quote an argument, such as an exception message with a URL that carries an API
+	 * key. Values shorter than {@value #MIN_SCRUBBED_LENGTH} characters are left, as they would match too much.
+	 * @param text the text to scrub, or {@code null}
+	 * @param argumentsJson the call's arguments, a JSON object
+	 * @param sensitiveNames names the call marks sensitive, in addition to the configured ones
+	 */
+	public String scrub(String text, String argumentsJson, Set<String> sensitiveNames) {
+		Set<String> names = namesWith(sensitiveNames);
+		if (text == null || text.isEmpty() || names.isEmpty()) {
+			return text;
+		}
+		List<String> secrets = new ArrayList<>();
+		redact(parse(argumentsJson), names, secrets);
+		secrets.sort(Comparator.comparingInt(String::length).reversed());
+		String scrubbed = text;
+		for (String secret : secrets) {
+			scrubbed = scrubbed.replace(secret, REDACTED);
+		}
+		return scrubbed;
+	}
+
+	private Set<String> namesWith(Set<String> sensitiveNames) {
+		if (sensitiveNames.isEmpty()) {
+			return this.names;
+		}
+		Set<String> names = new HashSet<>(this.names);
+		names.addAll(normalise(sensitiveNames));
+		return names;
+	}
+
+	private static JsonNode parse(String argumentsJson) {
 		try {
-			tree = MAPPER.readTree(argumentsJson);
+			return MAPPER.readTree(argumentsJson);
 		}
 		catch (JacksonException ex) {
 			throw new IllegalArgumentException("The arguments to store are not valid JSON: " + ex.getOriginalMessage(), ex);
 		}
-		return redact(tree, terms) ? MAPPER.writeValueAsString(tree) : argumentsJson;
 	}
 
-	/** Redacts in place; whether anything was redacted. */
-	private static boolean redact(JsonNode node, List<String> terms) {
+	/** Redacts in place, collecting the removed scalar values where asked; whether anything was redacted. */
+	private static boolean redact(JsonNode node, Set<String> names, List<String> removed) {
 		boolean changed = false;
 		if (node instanceof ObjectNode object) {
 			List<String> sensitive = new ArrayList<>();
 			for (Map.Entry<String, JsonNode> member : object.properties()) {
-				if (isSensitive(member.getKey(), terms)) {
+				if (names.contains(normalise(member.getKey()))) {
 					sensitive.add(member.getKey());
+					collect(member.getValue(), removed);
 				}
 				else {
-					changed |= redact(member.getValue(), terms);
+					changed |= redact(member.getValue(), names, removed);
 				}
 			}
 			sensitive.forEach((name) -> object.put(name, REDACTED));
@@ -98,24 +143,39 @@ public final class Redaction {
 		}
 		else if (node.isArray()) {
 			for (JsonNode element : node) {
-				changed |= redact(element, terms);
+				changed |= redact(element, names, removed);
 			}
 		}
 		return changed;
 	}
 
-	private static boolean isSensitive(String name, List<String> terms) {
-		String normalised = normalise(name);
-		for (String term : terms) {
-			if (normalised.contains(term)) {
-				return true;
+	/** Every scalar value in a redacted member, as text, long enough to be worth scrubbing. */
+	private static void collect(JsonNode value, List<String> removed) {
+		if (removed == null) {
+			return;
+		}
+		if (value.isContainer()) {
+			for (JsonNode element : value) {
+				collect(element, removed);
 			}
 		}
-		return false;
+		else if (!value.isNull()) {
+			String text = value.isString() ? value.stringValue() : value.toString();
+			if (text.length() >= MIN_SCRUBBED_LENGTH) {
+				removed.add(text);
+			}
+		}
 	}
 
-	private static List<String> normalise(Collection<String> names) {
-		return names.stream().map(Redaction::normalise).filter((n) -> !n.isEmpty()).distinct().toList();
+	private static Set<String> normalise(Collection<String> names) {
+		Set<String> normalised = new HashSet<>();
+		for (String name : names) {
+			String n = normalise(name);
+			if (!n.isEmpty()) {
+				normalised.add(n);
+			}
+		}
+		return Set.copyOf(normalised);
 	}
 
 	private static String normalise(String name) {

@@ -1,5 +1,6 @@
 package io.idempotency.ledger;
 
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -10,6 +11,9 @@ record TableName(String qualified, String unqualified) {
 
 	/** The table name of the shipped schema scripts. */
 	static final String DEFAULT = "tool_audit";
+
+	/** The table's name in the shipped scripts, alone or as the start of a constraint or index name. */
+	private static final Pattern SCRIPT_NAMES = Pattern.compile("\\b" + DEFAULT + "(_\\w+)?\\b");
 
 	private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,47}");
 
@@ -30,9 +34,13 @@ record TableName(String qualified, String unqualified) {
 		return new TableName(name, parts[parts.length - 1]);
 	}
 
-	/** The shipped script, for this table: constraint and index names take the unqualified name. */
+	/**
+	 * The shipped script, for this table: the table takes the qualified name, and constraint and index
+	 * names ({@code tool_audit_pk}) the unqualified one, since no database accepts a qualified name there.
+	 */
 	String applyTo(String script) {
-		return script.replace(DEFAULT + "_", this.unqualified + "_").replace(DEFAULT, this.qualified);
+		return SCRIPT_NAMES.matcher(script).replaceAll((name) -> Matcher.quoteReplacement(
+				(name.group(1) != null) ? this.unqualified + name.group(1) : this.qualified));
 	}
 
 	@Override

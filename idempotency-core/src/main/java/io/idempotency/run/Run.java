@@ -5,7 +5,8 @@ package io.idempotency.run;
  * the same call within a run is one action, and the same request made again is a new run.
  *
  * @param runId the run's id, unique per user request; never derived from the user or the session
- * @param userId the user on whose behalf the run acts, or {@code null} where the application has none
+ * @param userId the user on whose behalf the run acts, or {@code null} where the application has none; a
+ * blank one is the same as none
  */
 public record Run(String runId, String userId) {
 
@@ -14,7 +15,7 @@ public record Run(String runId, String userId) {
 			throw new IllegalArgumentException("A run needs a runId that is not blank");
 		}
 		if (userId != null && userId.isBlank()) {
-			throw new IllegalArgumentException("A run's userId is null or not blank, but was '" + userId + "'");
+			userId = null;
 		}
 	}
 

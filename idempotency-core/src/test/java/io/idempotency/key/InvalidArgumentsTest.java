@@ -165,8 +165,10 @@ class InvalidArgumentsTest {
 		map.put("list", list);
 		list.add(map);
 		assertThatThrownBy(() -> IdempotencyKeys.derive("t", Map.of("graph", map), "r"))
-			.isInstanceOf(InvalidArgumentsException.class)
-			.hasMessageContaining("cannot be written as JSON");
+			.isInstanceOfSatisfying(InvalidArgumentsException.class,
+					(ex) -> assertThat(ex.path()).startsWith("graph.list[0].list[0]"))
+			.hasMessageContaining("nested deeper than the " + IdempotencyKeys.MAX_DEPTH + " levels allowed")
+			.hasMessageContaining("cyclic");
 	}
 
 	static final class Opaque {

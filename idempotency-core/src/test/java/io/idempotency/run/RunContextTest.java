@@ -69,9 +69,10 @@ class RunContextTest {
 	}
 
 	@Test
-	void aRunNeedsAnIdAndAUserIsNullOrNamed() {
+	void aRunNeedsAnIdAndABlankUserIsNoUser() {
 		assertThatIllegalArgumentException().isThrownBy(() -> new Run(" ", "rep-1")).withMessageContaining("runId");
-		assertThatIllegalArgumentException().isThrownBy(() -> new Run("r1", " ")).withMessageContaining("userId");
+		assertThat(new Run("r1", " ").userId()).isNull();
+		assertThat(new Run("r1", "").userId()).isNull();
 		assertThat(new Run("r1", null).userId()).isNull();
 	}
 

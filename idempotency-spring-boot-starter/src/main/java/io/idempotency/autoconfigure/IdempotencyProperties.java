@@ -195,7 +195,11 @@ public class IdempotencyProperties {
 	/** What is kept out of the ledger. */
 	public static class Redaction {
 
-		/** Argument names whose values are never stored, at any depth; a name matches when it contains one of these, ignoring case, '_' and '-'. */
+		/**
+		 * Argument names whose values are never stored, at any depth; a name matches when it is one of these as
+		 * a whole, ignoring case, '_' and '-' ({@code access_token} matches {@code accessToken}). Setting it
+		 * replaces the defaults.
+		 */
 		private Set<String> names = new LinkedHashSet<>(io.idempotency.ledger.Redaction.DEFAULT_NAMES);
 
 		public Set<String> getNames() {

@@ -1,0 +1,24 @@
+package io.idempotency;
+
+/**
+ * A repeat of a call that succeeded earlier in this run, whose result could not be stored (it could not be
+ * written as JSON, or held a character the database cannot store): the action was not performed again, and
+ * its result cannot be returned. Tools that return {@link ToolResult} get
+ * {@link ToolResult.Kind#REPLAYED_WITHOUT_RESULT} instead. The message is written for a model to read.
+ */
+public class ResultNotStoredException extends RuntimeException {
+
+	private static final long serialVersionUID = 1L;
+
+	private final String tool;
+
+	public ResultNotStoredException(String tool) {
+		super(Messages.REPLAYED_WITHOUT_RESULT);
+		this.tool = tool;
+	}
+
+	public String tool() {
+		return this.tool;
+	}
+
+}

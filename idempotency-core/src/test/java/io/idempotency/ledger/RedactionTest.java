@@ -1,0 +1,65 @@
+package io.idempotency.ledger;
+
+import java.util.List;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Redaction matches whole names, and scrubs what it removed from error text. */
+class RedactionTest {
+
+	@Test
+	void namesThatMerelyContainASecretWordAreKept() {
+		String stored = Redaction.defaults()
+			.redact("{\"secretaryName\":\"Ann Lee\",\"maxTokens\":512,\"preAuthorizationId\":\"pa-1\",\"tokenizer\":\"bpe\"}",
+					Set.of());
+
+		assertThat(stored).contains("Ann Lee").contains("512").contains("pa-1").contains("bpe");
+	}
+
+	@Test
+	void wholeNamesAreRedactedWhateverTheirCaseUnderscoresOrHyphensAtAnyDepth() {
+		String stored = Redaction.defaults()
+			.redact("{\"ACCESS_TOKEN\":\"t-123\",\"api-key\":\"k-456\",\"order\":{\"items\":[{\"Password\":\"p-789\"}]}}",
+					Set.of());
+
+		assertThat(stored).doesNotContain("t-123").doesNotContain("k-456").doesNotContain("p-789");
+		assertThat(stored.split("\\[REDACTED\\]", -1)).hasSize(4);
+	}
+
+	@Test
+	void theConfiguredListIsTheSetOfNames() {
+		Redaction redaction = Redaction.of(List.of("pin"));
+
+		assertThat(redaction.redacts("PIN")).isTrue();
+		assertThat(redaction.redacts("pinned")).isFalse();
+		assertThat(redaction.redacts("password")).isFalse();
+		assertThat(redaction.redact("{\"pin\":\"1234\",\"spinner\":\"x\"}", Set.of())).contains("\"spinner\":\"x\"")
+			.doesNotContain("1234");
+	}
+
+	@Test
+	void namesACallMarksSensitiveAreRedactedToo() {
+		assertThat(Redaction.none().redact("{\"iban\":\"DE89370400440532013000\"}", Set.of("iban")))
+			.doesNotContain("DE89");
+	}
+
+	@Test
+	void valuesRedactionRemovesAreScrubbedFromErrorText() {
+		String arguments = "{\"account\":\"Acme\",\"apiKey\":\"sk_live_abc123\",\"auth\":{\"token\":\"tok-987654\"},\"pin\":\"12\"}";
+		String error = "GET /charges?api_key=sk_live_abc123&t=tok-987654 for Acme failed";
+
+		String scrubbed = Redaction.defaults().scrub(error, arguments, Set.of("pin"));
+
+		assertThat(scrubbed).isEqualTo("GET /charges?api_key=[REDACTED]&t=[REDACTED] for Acme failed");
+	}
+
+	@Test
+	void shortRedactedValuesAreNotScrubbedSinceTheyWouldMatchTooMuch() {
+		assertThat(Redaction.defaults().scrub("error 12 at line 12", "{\"token\":\"12\"}", Set.of()))
+			.isEqualTo("error 12 at line 12");
+	}
+
+}
