@@ -216,6 +216,25 @@ abstract class LedgerContractTests {
 				request.key().value());
 	}
 
+	@Test
+	void aSchemaQualifiedTableOfTheDefaultNameIsCreatedAndUsed() {
+		// MariaDB's schema is a database; PostgreSQL and H2 have schemas.
+		this.jdbc.execute("CREATE SCHEMA IF NOT EXISTS agents");
+		LedgerSchema.drop(this.dataSource, "agents.tool_audit");
+		try {
+			LedgerSchema.create(this.dataSource, "agents.tool_audit");
+			JdbcLedger ledger = new JdbcLedger(this.dataSource, "agents.tool_audit", Redaction.defaults());
+			ClaimRequest request = request("r1", ARGUMENTS);
+
+			assertThat(ledger.claim(request)).isInstanceOf(Claim.Won.class);
+			assertThat(ledger.claim(request)).isInstanceOf(Claim.InProgress.class);
+			assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM agents.tool_audit", Integer.class)).isEqualTo(1);
+		}
+		finally {
+			LedgerSchema.drop(this.dataSource, "agents.tool_audit");
+		}
+	}
+
 	// Recording outcomes
 
 	@Test

@@ -38,6 +38,15 @@ class TableNameTest {
 			.doesNotContain("tool_audit");
 	}
 
+	@Test
+	void aQualifiedTableOfTheDefaultNameKeepsConstraintAndIndexNamesUnqualified() {
+		String script = LedgerSchema.createScript("mysql", "agents.tool_audit");
+		assertThat(script).contains("CREATE TABLE agents.tool_audit (")
+			.contains("CONSTRAINT tool_audit_pk PRIMARY KEY (id)")
+			.contains("CREATE INDEX tool_audit_status_started_ix ON agents.tool_audit (status, started_at)")
+			.doesNotContain("agents.tool_audit_");
+	}
+
 	@ParameterizedTest
 	@ValueSource(strings = { "postgresql", "mysql", "h2" })
 	void everyPlatformShipsACreateAndADropScriptUnderThePackagePath(String platform) {

@@ -1,10 +1,13 @@
 package io.idempotency.autoconfigure;
 
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.LinkedHashSet;
 import java.util.Locale;
+import java.util.Set;
 
 import javax.sql.DataSource;
 
@@ -69,16 +72,38 @@ public class LedgerSchemaInitializer implements InitializingBean {
 		logger.info("Created the idempotency ledger table " + this.settings.getTableName() + " (" + platform + ")");
 	}
 
+	/**
+	 * Whether the table exists where the ledger's statements will find it: in the schema named with it, else
+	 * in the connection's own catalog and schema. A table of the same name elsewhere (another MariaDB
+	 * database, another PostgreSQL schema) does not count.
+	 */
 	private boolean tableExists() {
 		String name = this.settings.getTableName();
 		int dot = name.indexOf('.');
-		String schema = (dot > 0) ? name.substring(0, dot) : null;
+		String qualifier = (dot > 0) ? name.substring(0, dot) : null;
 		String table = (dot > 0) ? name.substring(dot + 1) : name;
 		try {
 			return JdbcUtils.extractDatabaseMetaData(this.dataSource, (DatabaseMetaData metaData) -> {
-				for (String candidate : new String[] { table, table.toLowerCase(Locale.ROOT), table.toUpperCase(Locale.ROOT) }) {
-					if (exists(metaData, schema, candidate)) {
-						return true;
+				Connection connection = metaData.getConnection();
+				// MariaDB and MySQL call a schema a catalog (a database), and have no schemas of their own.
+				boolean catalogsAreSchemas = !metaData.supportsSchemasInTableDefinitions();
+				String catalog = connection.getCatalog();
+				String schema = catalogsAreSchemas ? null : connection.getSchema();
+				if (qualifier != null) {
+					if (catalogsAreSchemas) {
+						catalog = qualifier;
+					}
+					else {
+						schema = qualifier;
+					}
+				}
+				for (String candidateSchema : spellings(schema)) {
+					for (String candidateCatalog : spellings(catalog)) {
+						for (String candidateTable : spellings(table)) {
+							if (exists(metaData, candidateCatalog, candidateSchema, candidateTable)) {
+								return true;
+							}
+						}
 					}
 				}
 				return false;
@@ -89,23 +114,22 @@ public class LedgerSchemaInitializer implements InitializingBean {
 		}
 	}
 
-	private static boolean exists(DatabaseMetaData metaData, String schema, String table) throws SQLException {
-		String[] schemas = (schema != null)
-				? new String[] { schema, schema.toLowerCase(Locale.ROOT), schema.toUpperCase(Locale.ROOT) }
-				: new String[] { null };
-		for (String candidate : schemas) {
-			try (ResultSet tables = metaData.getTables(null, candidate, table, new String[] { "TABLE" })) {
-				if (tables.next()) {
-					return true;
-				}
-			}
-			try (ResultSet tables = metaData.getTables(candidate, null, table, new String[] { "TABLE" })) {
-				if (tables.next()) {
-					return true;
-				}
-			}
+	/** A name as written, and as the database may have folded an unquoted one. */
+	private static Set<String> spellings(String name) {
+		Set<String> spellings = new LinkedHashSet<>();
+		spellings.add(name);
+		if (name != null) {
+			spellings.add(name.toLowerCase(Locale.ROOT));
+			spellings.add(name.toUpperCase(Locale.ROOT));
 		}
-		return false;
+		return spellings;
+	}
+
+	private static boolean exists(DatabaseMetaData metaData, String catalog, String schema, String table)
+			throws SQLException {
+		try (ResultSet tables = metaData.getTables(catalog, schema, table, new String[] { "TABLE" })) {
+			return tables.next();
+		}
 	}
 
 }
