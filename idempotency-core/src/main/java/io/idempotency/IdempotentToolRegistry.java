@@ -132,6 +132,12 @@ public final class IdempotentToolRegistry implements SmartInitializingSingleton,
 				checkProxy(beanName, bean, problems);
 			}
 		}
+		if (!toolNames.isEmpty() && this.beanFactory.getBeanNamesForType(JdbcLedger.class, true, false).length == 0) {
+			problems.add("Tools " + toolNames.keySet().stream().sorted().toList() + " are idempotent, but there is no"
+					+ " JdbcLedger to claim their calls in, so they would run without deduplication. Declare one; with"
+					+ " the Spring Boot starter, the ledger is made on the application's DataSource: where there are"
+					+ " several, mark the ledger's with @IdempotencyDataSource or one with @Primary");
+		}
 		if (!problems.isEmpty()) {
 			throw new IllegalStateException(
 					"Idempotent tools are misconfigured, so the application does not start:\n - " + String.join("\n - ", problems));

@@ -7,10 +7,10 @@ import io.idempotency.ledger.JdbcLedger;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
@@ -18,12 +18,15 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.io.ResourceLoader;
 
-/** The JDBC ledger on the application's {@link DataSource}, its table, and its background work. */
+/**
+ * The JDBC ledger, its table, and its background work, on the application's {@link DataSource}: the one
+ * marked {@link IdempotencyDataSource}, else the only one or the {@code @Primary} one.
+ */
 @AutoConfiguration(afterName = { "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
 		"org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
 		"org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration" })
 @ConditionalOnClass(JdbcLedger.class)
-@ConditionalOnSingleCandidate(DataSource.class)
+@ConditionalOnBean(DataSource.class)
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(IdempotencyProperties.class)
 @Import(DatabaseInitializationDependencyConfigurer.class)
@@ -32,15 +35,17 @@ public class IdempotencyLedgerAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
-	JdbcLedger idempotencyLedger(DataSource dataSource, IdempotencyProperties properties) {
-		return new JdbcLedger(dataSource, properties.getJdbc().getTableName(), IdempotencyProperties.redactionOf(properties));
+	JdbcLedger idempotencyLedger(ObjectProvider<DataSource> dataSources,
+			@IdempotencyDataSource ObjectProvider<DataSource> idempotencyDataSource, IdempotencyProperties properties) {
+		return new JdbcLedger(ledgerDataSource(dataSources, idempotencyDataSource), properties.getJdbc().getTableName(), IdempotencyProperties.redactionOf(properties));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	LedgerSchemaInitializer ledgerSchemaInitializer(DataSource dataSource, IdempotencyProperties properties,
+	LedgerSchemaInitializer ledgerSchemaInitializer(ObjectProvider<DataSource> dataSources,
+			@IdempotencyDataSource ObjectProvider<DataSource> idempotencyDataSource, IdempotencyProperties properties,
 			ResourceLoader resourceLoader) {
-		return new LedgerSchemaInitializer(dataSource, properties.getJdbc(), resourceLoader);
+		return new LedgerSchemaInitializer(ledgerDataSource(dataSources, idempotencyDataSource), properties.getJdbc(), resourceLoader);
 	}
 
 	@Bean
@@ -48,6 +53,23 @@ public class IdempotencyLedgerAutoConfiguration {
 	IdempotencyMaintenance idempotencyMaintenance(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler,
 			IdempotencyProperties properties) {
 		return new IdempotencyMaintenance(ledger, reconciler, properties);
+	}
+
+	/** The ledger's DataSource, or a start-up failure that says how to choose it. */
+	static DataSource ledgerDataSource(ObjectProvider<DataSource> dataSources,
+			ObjectProvider<DataSource> idempotencyDataSource) {
+		DataSource marked = idempotencyDataSource.getIfUnique();
+		if (marked != null) {
+			return marked;
+		}
+		DataSource only = dataSources.getIfUnique();
+		if (only != null) {
+			return only;
+		}
+		throw new IllegalStateException("The idempotency ledger cannot choose among the application's "
+				+ dataSources.stream().count() + " DataSources, none of which is @Primary: mark the ledger's with"
+				+ " @IdempotencyDataSource (or one with @Primary), or set idempotency.enabled=false to run idempotent"
+				+ " tools without deduplication");
 	}
 
 }

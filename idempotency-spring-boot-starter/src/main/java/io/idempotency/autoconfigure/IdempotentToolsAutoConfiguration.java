@@ -11,7 +11,6 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -22,13 +21,13 @@ import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * The advice of {@code @IdempotentTool} methods and the registry that checks them at start-up. Proxies are
- * made by Spring Boot's AOP auto-configuration (by class, as Spring AI needs).
+ * made by Spring Boot's AOP auto-configuration (by class, as Spring AI needs). Present whether or not there
+ * is a ledger: idempotent tools without one stop the start, never run silently undeduplicated.
  */
 @AutoConfiguration(after = IdempotencyLedgerAutoConfiguration.class,
 		afterName = { "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
 				"org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
 				"org.springframework.boot.autoconfigure.aop.AopAutoConfiguration" })
-@ConditionalOnBean(JdbcLedger.class)
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
 public class IdempotentToolsAutoConfiguration {
 

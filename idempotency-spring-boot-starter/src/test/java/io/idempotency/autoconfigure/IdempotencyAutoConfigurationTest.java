@@ -32,6 +32,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.testsupport.TestDatabase;
+import io.idempotency.testsupport.TestDatabases;
 import io.idempotency.ledger.LedgerStatus;
 import io.idempotency.ledger.Redaction;
 import io.idempotency.run.Run;
@@ -44,6 +46,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
@@ -235,6 +238,75 @@ class IdempotencyAutoConfigurationTest {
 			return issue;
 		}
 
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TwoDataSources {
+
+		@Bean
+		DataSource orders() {
+			return TestDatabases.dataSource(TestDatabase.H2);
+		}
+
+		@Bean
+		DataSource reporting() {
+			return TestDatabases.dataSource(TestDatabase.H2);
+		}
+
+		@Bean
+		QuoteTool quoteTool(@Qualifier("orders") DataSource orders) {
+			return new QuoteTool(new JdbcTemplate(orders));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class LedgerOnItsOwnDataSource {
+
+		@Bean
+		@IdempotencyDataSource
+		DataSource ledger() {
+			return TestDatabases.dataSource(TestDatabase.H2);
+		}
+
+	}
+
+	@Test
+	void severalDataSourcesWithoutAChoiceStopTheStartAndSayHowToChoose() {
+		this.runner.withUserConfiguration(TwoDataSources.class).run((context) -> assertThat(context).hasFailed()
+			.getFailure()
+			.rootCause()
+			.hasMessageContaining("cannot choose among the application's 2 DataSources")
+			.hasMessageContaining("@IdempotencyDataSource"));
+	}
+
+	@Test
+	void theLedgerUsesTheDataSourceMarkedForIt() {
+		this.runner.withUserConfiguration(TwoDataSources.class, LedgerOnItsOwnDataSource.class)
+			.withPropertyValues("idempotency.jdbc.initialize-schema=always")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				QuoteTool tool = context.getBean(QuoteTool.class);
+				draft(tool, "r1");
+				draft(tool, "r1");
+
+				assertThat(tool.quotes()).isEqualTo(1);
+				assertThat(rows(context.getBean("ledger", DataSource.class), "tool_audit")).isEqualTo(1);
+				assertThat(tableExists(context.getBean("orders", DataSource.class), "tool_audit")).isFalse();
+			});
+	}
+
+	@Test
+	void idempotentToolsWithoutALedgerStopTheStart() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, JacksonAutoConfiguration.class,
+					IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
+					IdempotencyReconcilerAutoConfiguration.class))
+			.withBean(QuoteTool.class, () -> new QuoteTool(new JdbcTemplate(TestDatabases.dataSource(TestDatabase.H2))))
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasMessageContaining("Tools [draft_quote] are idempotent, but there is no JdbcLedger")
+				.hasMessageContaining("@IdempotencyDataSource"));
 	}
 
 	@Test
