@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -57,6 +58,8 @@ public final class JdbcLedger implements AutoCloseable {
 
 	private static final int REPLAY_COUNT_CAPACITY = 100_000;
 
+	private static final int HEARTBEAT_BATCH = 100;
+
 	private final DataSource dataSource;
 
 	private final JdbcTemplate jdbc;
@@ -74,6 +77,9 @@ public final class JdbcLedger implements AutoCloseable {
 	private final ReplayCounter replays;
 
 	private final AtomicLong lateCompletions;
+
+	/** Keys of calls claimed here whose outcome is not yet recorded: this instance is executing them. */
+	private final Set<IdempotencyKey> inFlight;
 
 	private final boolean joinCallersTransaction;
 
@@ -106,6 +112,7 @@ public final class JdbcLedger implements AutoCloseable {
 		this.ownTransaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
 		this.replays = new ReplayCounter(REPLAY_COUNT_CAPACITY);
 		this.lateCompletions = new AtomicLong();
+		this.inFlight = ConcurrentHashMap.newKeySet();
 		this.joinCallersTransaction = false;
 	}
 
@@ -119,6 +126,7 @@ public final class JdbcLedger implements AutoCloseable {
 		this.redaction = ledger.redaction;
 		this.replays = ledger.replays;
 		this.lateCompletions = ledger.lateCompletions;
+		this.inFlight = ledger.inFlight;
 		this.joinCallersTransaction = joinCallersTransaction;
 	}
 
@@ -161,7 +169,12 @@ public final class JdbcLedger implements AutoCloseable {
 	public Claim claim(ClaimRequest request) {
 		String storedArguments = this.redaction.redact(request.arguments(), request.sensitiveNames());
 		Claim claim = committed(() -> claimOnce(request, storedArguments));
-		if (!(claim instanceof Claim.Won) && !(claim instanceof Claim.HeldByAnotherUser)) {
+		if (claim instanceof Claim.Won && !this.joinCallersTransaction) {
+			// Claimed and committed: until its outcome is recorded, this instance beats for it. A claim in the
+			// caller's transaction is invisible to others until it commits with its outcome.
+			this.inFlight.add(request.key());
+		}
+		else if (!(claim instanceof Claim.Won) && !(claim instanceof Claim.HeldByAnotherUser)) {
 			this.replays.record(request.key());
 		}
 		return claim;
@@ -248,8 +261,15 @@ public final class JdbcLedger implements AutoCloseable {
 	}
 
 	private boolean recordOutcome(IdempotencyKey key, LedgerStatus outcome, String resultJson, String error) {
-		int updated = committed(() -> this.jdbc.update(this.sql.recordOutcome, outcome.columnValue(), resultJson,
-				truncate(error), key.value()));
+		int updated;
+		try {
+			updated = committed(() -> this.jdbc.update(this.sql.recordOutcome, outcome.columnValue(), resultJson,
+					truncate(error), key.value()));
+		}
+		finally {
+			// Recorded or not, the call has ended here: a row left attempting is the reconciler's, not ours.
+			this.inFlight.remove(key);
+		}
 		if (updated == 1) {
 			return true;
 		}
@@ -260,14 +280,38 @@ public final class JdbcLedger implements AutoCloseable {
 		return false;
 	}
 
+	/**
+	 * Marks every call that this ledger claimed and whose outcome is not yet recorded as still executing, so
+	 * that the reconciler leaves it alone however long it runs: a call is stale only when neither its claim
+	 * nor its last heartbeat is more recent than the reconciler's threshold. Call it more often than the
+	 * shortest threshold (the starter does, every {@code idempotency.heartbeat.interval}); when the instance
+	 * dies, its calls stop beating and are reconciled.
+	 * @return how many rows were marked
+	 */
+	public int heartbeat() {
+		List<IdempotencyKey> keys = new ArrayList<>(this.inFlight);
+		int marked = 0;
+		for (int from = 0; from < keys.size(); from += HEARTBEAT_BATCH) {
+			List<IdempotencyKey> batch = keys.subList(from, Math.min(keys.size(), from + HEARTBEAT_BATCH));
+			Object[] values = batch.stream().map(IdempotencyKey::value).toArray();
+			marked += committed(() -> this.jdbc.update(this.sql.heartbeat(values.length), values));
+		}
+		return marked;
+	}
+
+	/** How many calls this ledger claimed whose outcome is not yet recorded: the calls it beats for. */
+	public int inFlight() {
+		return this.inFlight.size();
+	}
+
 	/** The row of a key, if there is one. */
 	public Optional<LedgerEntry> find(IdempotencyKey key) {
 		return this.jdbc.query(this.sql.findByKey, this::entry, key.value()).stream().findFirst();
 	}
 
 	/**
-	 * Takes a batch of rows that have been attempting or unknown for longer than a threshold, for the
-	 * reconciler, and leases them: until the lease ends, or the row is resolved or postponed by this lease,
+	 * Takes a batch of rows that have been attempting or unknown for longer than a threshold (since their
+	 * claim or their last {@linkplain #heartbeat() heartbeat}, whichever is later), for the reconciler, and leases them: until the lease ends, or the row is resolved or postponed by this lease,
 	 * no other caller (on this or any other instance) receives the same rows.
 	 * @param olderThan how long a row must have been unsettled
 	 * @param limit the most rows to take

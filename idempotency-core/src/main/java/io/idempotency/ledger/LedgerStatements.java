@@ -36,6 +36,8 @@ final class LedgerStatements {
 
 	final String countAwaitingHuman;
 
+	private final String heartbeatPrefix;
+
 	private final LedgerDialect dialect;
 
 	private final String table;
@@ -68,7 +70,14 @@ final class LedgerStatements {
 		this.countByStatus = "SELECT status, COUNT(*) FROM " + table + " GROUP BY status";
 		this.oldestUnsettled = "SELECT " + COLUMNS + " FROM " + table + " WHERE " + UNSETTLED
 				+ " ORDER BY started_at LIMIT ?";
+		this.heartbeatPrefix = "UPDATE " + table + " SET heartbeat_at = " + now + " WHERE status = 'attempting'"
+				+ " AND idempotency_key IN (";
 		this.countAwaitingHuman = "SELECT COUNT(*) FROM " + table + " WHERE " + UNSETTLED + " AND reconcile_attempts >= ?";
+	}
+
+	/** Marks that many keys' calls, given as parameters, as still executing. */
+	String heartbeat(int keys) {
+		return this.heartbeatPrefix + String.join(", ", java.util.Collections.nCopies(keys, "?")) + ")";
 	}
 
 	/** The stale rows of only some tools, or of all but some tools, given as that many parameters. */
@@ -81,8 +90,9 @@ final class LedgerStatements {
 	}
 
 	private static String findStale(String table, LedgerDialect dialect, String toolCondition) {
-		return "SELECT " + COLUMNS + " FROM " + table + " WHERE " + UNSETTLED + " AND started_at < "
-				+ dialect.nowMinusMicros() + " AND (reconcile_after IS NULL OR reconcile_after < " + dialect.now() + ")"
+		// A call whose executing instance still beats is not stale, however long it has run.
+		return "SELECT " + COLUMNS + " FROM " + table + " WHERE " + UNSETTLED
+				+ " AND COALESCE(heartbeat_at, started_at) < " + dialect.nowMinusMicros() + " AND (reconcile_after IS NULL OR reconcile_after < " + dialect.now() + ")"
 				+ toolCondition + " ORDER BY started_at LIMIT ? FOR UPDATE SKIP LOCKED";
 	}
 

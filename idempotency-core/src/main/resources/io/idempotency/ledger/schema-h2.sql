@@ -12,6 +12,7 @@ CREATE TABLE tool_audit (
 	result             CHARACTER LARGE OBJECT,
 	error              CHARACTER LARGE OBJECT,
 	started_at         TIMESTAMP(6) WITH TIME ZONE NOT NULL DEFAULT CURRENT_TIMESTAMP,
+	heartbeat_at       TIMESTAMP(6) WITH TIME ZONE,
 	finished_at        TIMESTAMP(6) WITH TIME ZONE,
 	replay_count       INTEGER      NOT NULL DEFAULT 0,
 	last_replay_at     TIMESTAMP(6) WITH TIME ZONE,

@@ -12,6 +12,7 @@ CREATE TABLE tool_audit (
 	result             JSON,
 	error              TEXT,
 	started_at         DATETIME(6)  NOT NULL,
+	heartbeat_at       DATETIME(6),
 	finished_at        DATETIME(6),
 	replay_count       INT          NOT NULL DEFAULT 0,
 	last_replay_at     DATETIME(6),

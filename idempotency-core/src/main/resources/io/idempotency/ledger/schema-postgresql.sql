@@ -12,6 +12,7 @@ CREATE TABLE tool_audit (
 	result             JSONB,
 	error              TEXT,
 	started_at         TIMESTAMPTZ  NOT NULL DEFAULT CURRENT_TIMESTAMP,
+	heartbeat_at       TIMESTAMPTZ,
 	finished_at        TIMESTAMPTZ,
 	replay_count       INTEGER      NOT NULL DEFAULT 0,
 	last_replay_at     TIMESTAMPTZ,

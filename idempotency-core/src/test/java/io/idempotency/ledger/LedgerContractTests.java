@@ -235,6 +235,52 @@ abstract class LedgerContractTests {
 		}
 	}
 
+	// Heartbeats: a long call whose instance lives is never stale
+
+	@Test
+	void aCallThatStillBeatsIsNotStaleHoweverLongItRuns() {
+		ClaimRequest running = request("r1", "{\"n\":1}");
+		ClaimRequest crashed = request("r1", "{\"n\":2}");
+		this.ledger.claim(running);
+		JdbcLedger deadInstance = new JdbcLedger(this.dataSource, TABLE, Redaction.defaults());
+		deadInstance.claim(crashed);
+		Duration staleAfter = Duration.ofSeconds(2);
+		await().atMost(Duration.ofSeconds(30)).until(() -> this.ledger.oldestUnsettled(10)
+			.stream()
+			.allMatch((e) -> this.jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE + " WHERE idempotency_key = ? AND "
+					+ startedBefore(staleAfter), Integer.class, e.key().value()) == 1));
+
+		assertThat(this.ledger.inFlight()).isEqualTo(1);
+		assertThat(this.ledger.heartbeat()).isEqualTo(1);
+		List<LedgerEntry> stale = this.ledger.leaseStale(staleAfter, 10, Duration.ofMinutes(5));
+
+		assertThat(stale).extracting(LedgerEntry::key).containsExactly(crashed.key());
+	}
+
+	@Test
+	void aCallStopsBeatingOnceItsOutcomeIsRecorded() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		this.ledger.claim(request);
+		this.ledger.recordUnknown(request.key(), "timed out");
+
+		assertThat(this.ledger.inFlight()).isZero();
+		assertThat(this.ledger.heartbeat()).isZero();
+	}
+
+	/** A condition on the row's claim time, by the database clock. */
+	private String startedBefore(Duration age) {
+		String product = this.jdbc.execute((java.sql.Connection c) -> c.getMetaData().getDatabaseProductName())
+			.toLowerCase(java.util.Locale.ROOT);
+		long seconds = age.toSeconds();
+		if (product.contains("postgres")) {
+			return "started_at < CURRENT_TIMESTAMP - INTERVAL '" + seconds + " seconds'";
+		}
+		if (product.contains("maria") || product.contains("mysql")) {
+			return "started_at < UTC_TIMESTAMP(6) - INTERVAL " + seconds + " SECOND";
+		}
+		return "started_at < DATEADD(SECOND, -" + seconds + ", CURRENT_TIMESTAMP)";
+	}
+
 	// Recording outcomes
 
 	@Test

@@ -2,7 +2,9 @@ package io.idempotency.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 
 import io.idempotency.Reconciler;
@@ -16,8 +18,9 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
  * The ledger's background work, on a scheduler of its own (the application's scheduling is left alone):
- * writing replay counts, reconciling stale calls, and deleting old settled calls. On shutdown it writes
- * the last replay counts.
+ * marking the calls this instance executes as still running, writing replay counts, reconciling stale
+ * calls, and deleting old settled calls, each on a thread of its own so that a slow reconcile pass never
+ * holds up a heartbeat. On shutdown it writes the last replay counts.
  */
 public class IdempotencyMaintenance implements SmartLifecycle {
 
@@ -42,12 +45,15 @@ public class IdempotencyMaintenance implements SmartLifecycle {
 
 	@Override
 	public synchronized void start() {
+		Duration heartbeat = this.properties.getHeartbeat().getInterval();
+		checkHeartbeat(heartbeat);
 		this.scheduler = new ThreadPoolTaskScheduler();
 		this.scheduler.setThreadNamePrefix("idempotency-");
-		this.scheduler.setPoolSize(1);
+		this.scheduler.setPoolSize(4);
 		// Housekeeping never keeps the JVM alive; on shutdown the context stops this and flushes.
 		this.scheduler.setDaemon(true);
 		this.scheduler.initialize();
+		schedule("heartbeat", heartbeat, this.ledger::heartbeat);
 		schedule("replay counts", this.properties.getReplayCounts().getFlushInterval(), this.ledger::flushReplayCounts);
 		Reconciler reconciler = this.reconciler.getIfAvailable();
 		if (reconciler != null) {
@@ -57,6 +63,23 @@ public class IdempotencyMaintenance implements SmartLifecycle {
 		if (retention.getPeriod() != null) {
 			schedule("retention", retention.getInterval(),
 					() -> this.ledger.purgeSettled(retention.getPeriod(), retention.getBatchSize()));
+		}
+	}
+
+	/** A call must beat at least twice within the shortest threshold, or a live call may be reconciled. */
+	private void checkHeartbeat(Duration heartbeat) {
+		IdempotencyProperties.Reconciler reconciler = this.properties.getReconciler();
+		Map<String, Duration> thresholds = new LinkedHashMap<>();
+		thresholds.put("idempotency.reconciler.stale-after", reconciler.getStaleAfter());
+		reconciler.getStaleAfterByTool()
+			.forEach((tool, after) -> thresholds.put("idempotency.reconciler.stale-after-by-tool." + tool, after));
+		for (Map.Entry<String, Duration> threshold : thresholds.entrySet()) {
+			if (heartbeat != null && threshold.getValue() != null
+					&& heartbeat.multipliedBy(2).compareTo(threshold.getValue()) > 0) {
+				throw new IllegalStateException("idempotency.heartbeat.interval (" + heartbeat + ") must be at most half"
+						+ " of " + threshold.getKey() + " (" + threshold.getValue() + "), or calls that are still running"
+						+ " could be reconciled: shorten the interval or lengthen the threshold");
+			}
 		}
 	}
 

@@ -43,6 +43,8 @@ public class IdempotencyProperties {
 
 	private final Retention retention = new Retention();
 
+	private final Heartbeat heartbeat = new Heartbeat();
+
 	private final Http http = new Http();
 
 	private final Health health = new Health();
@@ -97,6 +99,10 @@ public class IdempotencyProperties {
 
 	public ReplayCounts getReplayCounts() {
 		return this.replayCounts;
+	}
+
+	public Heartbeat getHeartbeat() {
+		return this.heartbeat;
 	}
 
 	public Retention getRetention() {
@@ -382,6 +388,25 @@ public class IdempotencyProperties {
 	}
 
 	/** How long settled calls are kept. */
+	/** How an instance tells every reconciler that the calls it is executing are still running. */
+	public static class Heartbeat {
+
+		/**
+		 * How often the calls this instance is executing are marked as still running, so that the reconciler
+		 * leaves a long call alone while its instance lives. At most half of the shortest stale-after.
+		 */
+		private Duration interval = Duration.ofSeconds(20);
+
+		public Duration getInterval() {
+			return this.interval;
+		}
+
+		public void setInterval(Duration interval) {
+			this.interval = interval;
+		}
+
+	}
+
 	public static class Retention {
 
 		/** Settled calls (succeeded or failed) started longer ago than this are deleted; empty keeps them forever. */

@@ -4,6 +4,9 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -109,7 +112,8 @@ class PostgresqlStarterTest {
 					"rep-1", "open_ticket", arguments));
 		}
 		ApplicationContextRunner fast = this.runner.withPropertyValues("idempotency.reconciler.interval=10ms",
-				"idempotency.reconciler.stale-after=1ms", "idempotency.reconciler.batch-size=4");
+				"idempotency.reconciler.stale-after=2ms", "idempotency.heartbeat.interval=1ms",
+				"idempotency.reconciler.batch-size=4");
 		JdbcTemplate jdbc = new JdbcTemplate(postgres());
 		gate = new CountDownLatch(1);
 		fast.run((first) -> fast.run((second) -> {
@@ -127,6 +131,79 @@ class PostgresqlStarterTest {
 
 		assertThat(reconciliations).hasSize(calls);
 		assertThat(reconciliations.values()).allSatisfy((count) -> assertThat(count.get()).isEqualTo(1));
+	}
+
+	public static class ReportTool {
+
+		static volatile CountDownLatch started = new CountDownLatch(1);
+
+		static volatile CountDownLatch release = new CountDownLatch(0);
+
+		static final AtomicInteger reconciled = new AtomicInteger();
+
+		@IdempotentTool(name = "export_report", reconcile = "findReport")
+		public String exportReport(String account) throws InterruptedException {
+			started.countDown();
+			assertThat(release.await(60, TimeUnit.SECONDS)).as("the test released the tool").isTrue();
+			return "R-" + account;
+		}
+
+		Reconciliation<String> findReport(IdempotencyKey key) {
+			reconciled.incrementAndGet();
+			return Reconciliation.notFound();
+		}
+
+	}
+
+	@Test
+	void aCallThatRunsLongerThanStaleAfterIsNotReconciledWhileItsInstanceLives() throws Exception {
+		ReportTool.started = new CountDownLatch(1);
+		ReportTool.release = new CountDownLatch(1);
+		ReportTool.reconciled.set(0);
+		JdbcTemplate jdbc = new JdbcTemplate(postgres());
+		ExecutorService caller = Executors.newSingleThreadExecutor();
+		try {
+			this.runner.withBean(ReportTool.class)
+				.withPropertyValues("idempotency.reconciler.interval=50ms", "idempotency.reconciler.stale-after=1s",
+						"idempotency.heartbeat.interval=200ms")
+				.run((context) -> {
+					ReportTool tool = context.getBean(ReportTool.class);
+					Future<String> call = caller
+						.submit(() -> RunContext.call(new Run("long-run", "rep-1"), () -> tool.exportReport("acme")));
+					assertThat(ReportTool.started.await(30, TimeUnit.SECONDS)).isTrue();
+
+					// Three times stale-after, by the database clock, with the reconciler passing every 50 ms.
+					await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE
+							+ " WHERE tool = 'export_report' AND started_at < CURRENT_TIMESTAMP - INTERVAL '3 seconds'",
+							Integer.class), (old) -> old == 1);
+					assertThat(jdbc.queryForMap("SELECT status, reconcile_attempts, heartbeat_at FROM " + TABLE
+							+ " WHERE tool = 'export_report'")).containsEntry("status", "attempting")
+						.containsEntry("reconcile_attempts", 0)
+						.hasEntrySatisfying("heartbeat_at", (at) -> assertThat(at).isNotNull());
+					assertThat(ReportTool.reconciled).hasValue(0);
+
+					ReportTool.release.countDown();
+					assertThat(call.get(30, TimeUnit.SECONDS)).isEqualTo("R-acme");
+					assertThat(jdbc.queryForObject("SELECT status FROM " + TABLE + " WHERE tool = 'export_report'",
+							String.class)).isEqualTo("succeeded");
+					assertThat(context.getBean(JdbcLedger.class).lateCompletions()).isZero();
+					assertThat(context.getBean(JdbcLedger.class).inFlight()).isZero();
+				});
+		}
+		finally {
+			ReportTool.release.countDown();
+			caller.shutdownNow();
+		}
+	}
+
+	@Test
+	void aHeartbeatTooSlowForTheThresholdStopsTheStart() {
+		this.runner.withPropertyValues("idempotency.reconciler.stale-after=1m", "idempotency.heartbeat.interval=45s")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("idempotency.heartbeat.interval (PT45S) must be at most half of"
+						+ " idempotency.reconciler.stale-after (PT1M)"));
 	}
 
 	@Test
