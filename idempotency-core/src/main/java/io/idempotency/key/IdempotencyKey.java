@@ -1,5 +1,11 @@
 package io.idempotency.key;
 
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -41,6 +47,38 @@ public record IdempotencyKey(String value) {
 			throw new IllegalArgumentException("The prefix of an external reference must not be blank");
 		}
 		return prefix + "-" + this.value.substring(0, 16);
+	}
+
+	/**
+	 * The {@code Idempotency-Key} to send with one outgoing request made by this call: the same request (a
+	 * retry, by the tool or by its HTTP client) always gets the same value, and a different request of the
+	 * same call (another URI, another body, another method) a different one, as APIs that honour the header
+	 * expect. It is the SHA-256, as 64 lowercase hex characters, of the UTF-8 text
+	 * {@code "idempotency-request-v1\n" + key + "\n" + METHOD + "\n" + uri + "\n" + sha256hex(body)}, with the
+	 * method in upper case and the URI as sent (ASCII form); an absent body is the empty one.
+	 * @param method the request's HTTP method, such as {@code POST}
+	 * @param uri the request's URI
+	 * @param body the request's body, or {@code null} for none
+	 */
+	public String forRequest(String method, URI uri, byte[] body) {
+		if (method == null || method.isBlank()) {
+			throw new IllegalArgumentException("The method of a request must not be blank");
+		}
+		Objects.requireNonNull(uri, "uri");
+		HexFormat hex = HexFormat.of();
+		String bodyHash = hex.formatHex(sha256().digest((body != null) ? body : new byte[0]));
+		String request = "idempotency-request-v1\n" + this.value + "\n" + method.toUpperCase(Locale.ROOT) + "\n"
+				+ uri.toASCIIString() + "\n" + bodyHash;
+		return hex.formatHex(sha256().digest(request.getBytes(StandardCharsets.UTF_8)));
+	}
+
+	private static MessageDigest sha256() {
+		try {
+			return MessageDigest.getInstance("SHA-256");
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("Every Java platform provides SHA-256", ex);
+		}
 	}
 
 	@Override

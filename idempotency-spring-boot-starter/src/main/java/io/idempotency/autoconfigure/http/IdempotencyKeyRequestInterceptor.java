@@ -10,8 +10,11 @@ import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
 
 /**
- * Adds {@code Idempotency-Key: <key>} to every request sent from inside an executing idempotent tool, so
- * that an external system that supports the header deduplicates too. A header the caller set is kept.
+ * Adds an {@code Idempotency-Key} header to every request sent from inside an executing idempotent tool, so
+ * that an external system that supports the header deduplicates too. The value is derived from the call's
+ * key and the request ({@link io.idempotency.key.IdempotencyKey#forRequest}): a retry of the same request
+ * carries the same value, and two different requests of one call carry two. A header the caller set is
+ * kept.
  */
 public class IdempotencyKeyRequestInterceptor implements ClientHttpRequestInterceptor {
 
@@ -23,7 +26,8 @@ public class IdempotencyKeyRequestInterceptor implements ClientHttpRequestInterc
 			throws IOException {
 		if (!request.getHeaders().containsHeader(HEADER)) {
 			IdempotentInvocation.find()
-				.ifPresent((invocation) -> request.getHeaders().set(HEADER, invocation.key().value()));
+				.ifPresent((invocation) -> request.getHeaders()
+					.set(HEADER, invocation.key().forRequest(request.getMethod().name(), request.getURI(), body)));
 		}
 		return execution.execute(request, body);
 	}

@@ -2,6 +2,7 @@ package io.idempotency.autoconfigure.http;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -49,8 +50,9 @@ class IdempotencyKeyPropagationTest {
 	@BeforeEach
 	void startServer() throws IOException {
 		this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-		this.server.createContext("/quotes", (exchange) -> {
+		this.server.createContext("/", (exchange) -> {
 			this.keys.add(String.valueOf(exchange.getRequestHeaders().getFirst("Idempotency-Key")));
+			exchange.getRequestBody().readAllBytes();
 			exchange.sendResponseHeaders(204, -1);
 			exchange.close();
 		});
@@ -83,14 +85,27 @@ class IdempotencyKeyPropagationTest {
 			return Reconciliation.notFound();
 		}
 
+		/** Two different requests of one call: a customer, then a quote for it. */
+		@IdempotentTool(name = "send_two", reconcile = "findSent")
+		public void sendTwo(String url) {
+			this.restClient.post().uri(url + "/customers").body("{\"name\":\"Acme\"}").retrieve().toBodilessEntity();
+			this.restClient.post().uri(url + "/quotes").body("{\"sku\":\"SKU-4411\"}").retrieve().toBodilessEntity();
+			// A retry of the first request, as an HTTP client's retry sends it.
+			this.restClient.post().uri(url + "/customers").body("{\"name\":\"Acme\"}").retrieve().toBodilessEntity();
+		}
+
 		public void sendOutsideATool(String url) {
 			this.restClient.post().uri(url).retrieve().toBodilessEntity();
 		}
 
 	}
 
+	private String server() {
+		return "http://127.0.0.1:" + this.server.getAddress().getPort();
+	}
+
 	private String url() {
-		return "http://127.0.0.1:" + this.server.getAddress().getPort() + "/quotes";
+		return server() + "/quotes";
 	}
 
 	@Test
@@ -100,8 +115,27 @@ class IdempotencyKeyPropagationTest {
 			RunContext.run(new Run("r1", "rep-1"), () -> sender.sendQuote(url()));
 			sender.sendOutsideATool(url());
 
-			String key = IdempotencyKeys.derive("send_quote", Map.of("url", url()), "r1").value();
-			assertThat(this.keys).containsExactly(key, key, "null");
+			IdempotencyKey key = IdempotencyKeys.derive("send_quote", Map.of("url", url()), "r1");
+			String header = key.forRequest("POST", URI.create(url()), null);
+			assertThat(this.keys).containsExactly(header, header, "null");
+			assertThat(header).matches("[0-9a-f]{64}").isNotEqualTo(key.value());
+		});
+	}
+
+	@Test
+	void eachDifferentRequestOfOneCallCarriesItsOwnKeyAndARetryTheSame() {
+		this.runner.run((context) -> {
+			QuoteSender sender = context.getBean(QuoteSender.class);
+			RunContext.run(new Run("r1", "rep-1"), () -> sender.sendTwo(server()));
+			RunContext.run(new Run("r2", "rep-1"), () -> sender.sendTwo(server()));
+
+			assertThat(this.keys).hasSize(6).doesNotContain("null");
+			assertThat(this.keys.get(0)).isEqualTo(this.keys.get(2)).isNotEqualTo(this.keys.get(1));
+			assertThat(this.keys.get(3)).isEqualTo(this.keys.get(5)).isNotEqualTo(this.keys.get(4));
+			assertThat(this.keys.subList(3, 6)).doesNotContainAnyElementsOf(this.keys.subList(0, 3));
+			IdempotencyKey key = IdempotencyKeys.derive("send_two", Map.of("url", server()), "r1");
+			assertThat(this.keys.get(1)).isEqualTo(key.forRequest("POST", URI.create(server() + "/quotes"),
+					"{\"sku\":\"SKU-4411\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
 		});
 	}
 
