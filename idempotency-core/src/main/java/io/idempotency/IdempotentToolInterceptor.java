@@ -1,6 +1,8 @@
 package io.idempotency;
 
 import java.lang.reflect.Method;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,8 +25,12 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.MethodClassKey;
+import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.ResourceTransactionManager;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -51,6 +57,11 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 
 	private final TransactionTemplate transactions;
 
+	private final PlatformTransactionManager transactionManager;
+
+	/** How often a transactional call claims anew after a deadlock among identical callers. */
+	private static final int CLAIM_ATTEMPTS = 3;
+
 	private final Map<MethodClassKey, ToolDescriptor> tools = new ConcurrentHashMap<>();
 
 	private final List<IdempotentCallListener> listeners;
@@ -67,6 +78,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		this.runs = runs;
 		this.failures = failures;
 		this.missingRunPolicy = missingRunPolicy;
+		this.transactionManager = transactionManager;
 		if (transactionManager != null) {
 			this.transactions = new TransactionTemplate(transactionManager);
 			this.transactions.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
@@ -139,7 +151,17 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 
 	private Object claimAndCall(JdbcLedger ledger, ToolDescriptor tool, ClaimRequest request, Run run,
 			MethodInvocation invocation) throws Throwable {
-		Claim claim = ledger.claim(request);
+		Claim claim;
+		try {
+			claim = ledger.claim(request);
+		}
+		catch (PessimisticLockingFailureException ex) {
+			if (!tool.transactional()) {
+				throw ex;
+			}
+			// Callers of a transactional tool wait on the winner's uncommitted row: contention, not failure.
+			throw new ClaimContended(ex);
+		}
 		if (!(claim instanceof Claim.Won)) {
 			return answer(tool, claim, request);
 		}
@@ -171,23 +193,79 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			throw new IllegalStateException("Tool '" + tool.name() + "' is transactional, but no transaction manager"
 					+ " was configured for idempotent tools");
 		}
+		boolean joinsCallersTransaction = TransactionSynchronizationManager.isActualTransactionActive();
+		if (joinsCallersTransaction) {
+			checkCallersIsolation(tool);
+		}
 		JdbcLedger joined = this.ledger.inCallersTransaction();
-		try {
-			return this.transactions.execute((status) -> {
-				try {
-					return claimAndCall(joined, tool, request, run, invocation);
+		for (int attempt = 1;; attempt++) {
+			try {
+				return this.transactions.execute((status) -> {
+					try {
+						return claimAndCall(joined, tool, request, run, invocation);
+					}
+					catch (RuntimeException | Error ex) {
+						throw ex;
+					}
+					catch (Throwable ex) {
+						throw new CheckedFailure(ex);
+					}
+				});
+			}
+			catch (CheckedFailure ex) {
+				throw ex.getCause();
+			}
+			catch (ClaimContended ex) {
+				// A deadlock among callers that waited on a winner which rolled back: the key may be free again,
+				// and this transaction is gone, so claim anew. A lock wait that timed out means the winner is
+				// still running: that is an answer.
+				if (joinsCallersTransaction || ex.winnerStillRunning() || attempt >= CLAIM_ATTEMPTS) {
+					tell(tool, request, IdempotentCall.Outcome.IN_PROGRESS);
+					if (tool.envelope()) {
+						return ToolResult.inProgress(null);
+					}
+					throw new ToolCallInProgressException(tool.name(), null);
 				}
-				catch (RuntimeException | Error ex) {
-					throw ex;
-				}
-				catch (Throwable ex) {
-					throw new CheckedFailure(ex);
-				}
-			});
+			}
 		}
-		catch (CheckedFailure ex) {
-			throw ex.getCause();
+	}
+
+	/**
+	 * A claim in the caller's transaction must see rows that other callers committed after that transaction
+	 * began, or a loser neither wins nor finds the row it lost to: refuse, before anything runs, to join a
+	 * transaction above READ COMMITTED.
+	 */
+	private void checkCallersIsolation(ToolDescriptor tool) {
+		Integer declared = TransactionSynchronizationManager.getCurrentTransactionIsolationLevel();
+		int isolation = (declared != null) ? declared : connectionIsolation();
+		if (isolation > Connection.TRANSACTION_READ_COMMITTED) {
+			throw new IllegalStateException("Tool '" + tool.name() + "' is transactional and was called inside a"
+					+ " transaction at " + isolationName(isolation) + ", so its claim could not see a concurrent"
+					+ " caller's. Nothing was executed. Call it outside a transaction, or in one at READ COMMITTED"
+					+ " (@Transactional(isolation = Isolation.READ_COMMITTED))");
 		}
+	}
+
+	/** The isolation of the caller's transaction's connection, where the transaction manager has one. */
+	private int connectionIsolation() {
+		if (this.transactionManager instanceof ResourceTransactionManager resources
+				&& TransactionSynchronizationManager.getResource(resources.getResourceFactory()) instanceof ConnectionHolder holder) {
+			try {
+				return holder.getConnection().getTransactionIsolation();
+			}
+			catch (SQLException ex) {
+				throw new IllegalStateException("Could not read the isolation of the caller's transaction", ex);
+			}
+		}
+		return Connection.TRANSACTION_READ_COMMITTED;
+	}
+
+	private static String isolationName(int isolation) {
+		return switch (isolation) {
+			case Connection.TRANSACTION_REPEATABLE_READ -> "REPEATABLE READ";
+			case Connection.TRANSACTION_SERIALIZABLE -> "SERIALIZABLE";
+			default -> "isolation level " + isolation;
+		};
 	}
 
 	private void recordSuccess(JdbcLedger ledger, ToolDescriptor tool, ClaimRequest request, Object result) {
@@ -296,6 +374,24 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 				logger.warn("Idempotent call listener " + listener + " failed", ex);
 			}
 		}
+	}
+
+	/** A transactional claim that lost a lock wait or a deadlock to identical callers. */
+	private static final class ClaimContended extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		/** MySQL's and MariaDB's "lock wait timeout exceeded". */
+		private static final int LOCK_WAIT_TIMEOUT = 1205;
+
+		ClaimContended(PessimisticLockingFailureException cause) {
+			super(cause);
+		}
+
+		boolean winnerStillRunning() {
+			return getCause().getCause() instanceof SQLException sql && sql.getErrorCode() == LOCK_WAIT_TIMEOUT;
+		}
+
 	}
 
 	/** Carries a checked exception through a transaction callback. */

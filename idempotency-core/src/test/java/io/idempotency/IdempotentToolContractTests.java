@@ -43,10 +43,13 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
@@ -367,6 +370,87 @@ abstract class IdempotentToolContractTests {
 
 		Quote first = inRun("r1", "rep-1", () -> this.tools.recordNote("Henderson", false));
 		Quote again = inRun("r1", "rep-1", () -> this.tools.recordNote("Henderson", false));
+
+		assertThat(again).isEqualTo(first);
+		assertThat(this.tools.quotes()).isEqualTo(1);
+	}
+
+	@Test
+	void concurrentCallsOfATransactionalToolThatRollsBackNeverFailWithALockError() throws Exception {
+		List<Object> answers = concurrently(12, 25, (runId) -> this.tools.recordNote("Henderson", true));
+
+		assertThat(answers).allSatisfy((answer) -> assertThat(answer).satisfiesAnyOf(
+				(a) -> assertThat(a).isInstanceOf(ToolCallInProgressException.class),
+				(a) -> assertThat(a).isInstanceOf(IllegalStateException.class).hasFieldOrPropertyWithValue("message",
+						"failed after the write")));
+		assertThat(this.tools.quotes()).isZero();
+	}
+
+	@Test
+	void concurrentIdenticalCallsOfATransactionalToolExecuteOncePerRound() throws Exception {
+		int rounds = 25;
+		List<Object> answers = concurrently(12, rounds, (runId) -> this.tools.recordNote("Henderson", false));
+
+		assertThat(answers).allSatisfy((answer) -> assertThat(answer).isInstanceOfAny(Quote.class,
+				ToolCallInProgressException.class));
+		assertThat(this.tools.quotes()).isEqualTo(rounds);
+	}
+
+	/** Every answer of {@code threads} identical calls at once, in {@code rounds} runs: a result or what was thrown. */
+	private List<Object> concurrently(int threads, int rounds, java.util.function.Function<String, Object> call)
+			throws Exception {
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		List<Object> results = new ArrayList<>();
+		try {
+			for (int round = 0; round < rounds; round++) {
+				String runId = "tx-round-" + round;
+				CyclicBarrier start = new CyclicBarrier(threads);
+				List<Future<Object>> answers = new ArrayList<>();
+				for (int t = 0; t < threads; t++) {
+					answers.add(pool.submit((Callable<Object>) () -> {
+						start.await();
+						try {
+							return inRun(runId, "rep-1", () -> call.apply(runId));
+						}
+						catch (RuntimeException ex) {
+							return ex;
+						}
+					}));
+				}
+				for (Future<Object> answer : answers) {
+					results.add(answer.get());
+				}
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		return results;
+	}
+
+	@Test
+	void aTransactionalToolInsideACallersTransactionAboveReadCommittedIsRefusedBeforeItRuns() {
+		TransactionTemplate repeatableRead = new TransactionTemplate(
+				this.context.getBean(PlatformTransactionManager.class));
+		repeatableRead.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
+
+		assertThatIllegalStateException()
+			.isThrownBy(() -> repeatableRead.executeWithoutResult(
+					(status) -> inRun("r1", "rep-1", () -> this.tools.recordNote("Henderson", false))))
+			.withMessageContaining("Tool 'record_note' is transactional")
+			.withMessageContaining("READ COMMITTED");
+		assertThat(this.tools.quotes()).isZero();
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + LEDGER_TABLE, Integer.class)).isZero();
+	}
+
+	@Test
+	void aTransactionalToolJoinsACallersTransactionAtReadCommitted() {
+		TransactionTemplate readCommitted = new TransactionTemplate(
+				this.context.getBean(PlatformTransactionManager.class));
+		readCommitted.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+
+		Quote first = readCommitted.execute((status) -> inRun("r1", "rep-1", () -> this.tools.recordNote("Acme", false)));
+		Quote again = readCommitted.execute((status) -> inRun("r1", "rep-1", () -> this.tools.recordNote("Acme", false)));
 
 		assertThat(again).isEqualTo(first);
 		assertThat(this.tools.quotes()).isEqualTo(1);

@@ -27,12 +27,16 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
@@ -279,6 +283,28 @@ abstract class LedgerContractTests {
 			return "started_at < UTC_TIMESTAMP(6) - INTERVAL " + seconds + " SECOND";
 		}
 		return "started_at < DATEADD(SECOND, -" + seconds + ", CURRENT_TIMESTAMP)";
+	}
+
+	@Test
+	void aClaimThatCannotGetItsSecondConnectionInsideACallersTransactionSaysHowToSizeThePool() {
+		HikariDataSource shared = (HikariDataSource) this.dataSource;
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(shared.getJdbcUrl());
+		config.setUsername(shared.getUsername());
+		config.setPassword(shared.getPassword());
+		config.setMaximumPoolSize(1);
+		config.setConnectionTimeout(250);
+		try (HikariDataSource oneConnection = new HikariDataSource(config)) {
+			JdbcLedger ledger = new JdbcLedger(oneConnection, TABLE, Redaction.defaults());
+			TransactionTemplate callers = new TransactionTemplate(new DataSourceTransactionManager(oneConnection));
+			ClaimRequest request = request("r1", ARGUMENTS);
+
+			assertThatExceptionOfType(CannotCreateTransactionException.class)
+				.isThrownBy(() -> callers.executeWithoutResult((status) -> ledger.claim(request)))
+				.withMessageContaining("needs a second connection")
+				.withMessageContaining("size the pool above the number of calls that can run inside transactions");
+			assertThat(this.ledger.find(request.key())).isEmpty();
+		}
 	}
 
 	// Recording outcomes
