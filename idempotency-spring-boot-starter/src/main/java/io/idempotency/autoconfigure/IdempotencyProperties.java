@@ -31,6 +31,12 @@ public class IdempotencyProperties {
 	/** Exception class names after which a tool's effect may have happened, added to the defaults (I/O errors, timeouts, ResourceAccessException). */
 	private List<String> unknownExceptions = new ArrayList<>();
 
+	/**
+	 * Whether to turn on Reactor's automatic context propagation, so that a run bound with RunContext reaches
+	 * tools run by a reactive pipeline on other threads (Spring AI's streaming).
+	 */
+	private boolean reactorContextPropagation = true;
+
 	private final ToolContext toolContext = new ToolContext();
 
 	private final Redaction redaction = new Redaction();
@@ -48,6 +54,14 @@ public class IdempotencyProperties {
 	private final Http http = new Http();
 
 	private final Health health = new Health();
+
+	public boolean isReactorContextPropagation() {
+		return this.reactorContextPropagation;
+	}
+
+	public void setReactorContextPropagation(boolean reactorContextPropagation) {
+		this.reactorContextPropagation = reactorContextPropagation;
+	}
 
 	public boolean isEnabled() {
 		return this.enabled;

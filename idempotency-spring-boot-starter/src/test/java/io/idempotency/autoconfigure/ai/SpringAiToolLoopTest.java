@@ -1,5 +1,6 @@
 package io.idempotency.autoconfigure.ai;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -10,11 +11,15 @@ import javax.sql.DataSource;
 
 import io.idempotency.IdempotentTool;
 import io.idempotency.Reconciliation;
+import io.idempotency.autoconfigure.IdempotencyContextPropagationAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotencyLedgerAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotencyReconcilerAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotentToolsAutoConfiguration;
 import io.idempotency.key.IdempotencyKey;
+import io.idempotency.run.Run;
+import io.idempotency.run.RunContext;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.advisor.ToolCallingAdvisor;
 import org.springframework.ai.chat.messages.AssistantMessage;
@@ -151,6 +156,11 @@ class SpringAiToolLoopTest {
 		}
 
 		@Override
+		public Flux<ChatResponse> stream(Prompt prompt) {
+			return Flux.defer(() -> Flux.just(call(prompt)));
+		}
+
+		@Override
 		public ChatOptions getOptions() {
 			return ToolCallingChatOptions.builder().build();
 		}
@@ -240,6 +250,40 @@ class SpringAiToolLoopTest {
 				assertThat(answer).isEqualTo("One quote.");
 				assertThat(context.getBean(DraftTools.class).drafts()).isEqualTo(1);
 				assertThat(model.toolResponsesRead().get(1).responseData()).contains("\"replayed\":true");
+			});
+	}
+
+	@Test
+	void aStreamedAnswerFindsTheRunBoundWhereItIsSubscribedWithTheStarterAlone() {
+		this.runner.withConfiguration(AutoConfigurations.of(IdempotencyContextPropagationAutoConfiguration.class))
+			.run((context) -> {
+				DraftTools tools = context.getBean(DraftTools.class);
+				ScriptedModel model = new ScriptedModel()
+					.callsTool("draft_quote", "{\"sku\":\"SKU-4411\",\"quantity\":200}")
+					.callsTool("draft_quote", "{\"quantity\":200,\"sku\":\"SKU-4411 \"}")
+					.answers("One quote.");
+				ChatClient client = ChatClient.builder(model)
+					.defaultAdvisors(ToolCallingAdvisor.builder()
+						.toolCallingManager(context.getBean(ToolCallingManager.class))
+						.build())
+					.build();
+
+				// No run in the ToolContext: the run is the one bound where the stream is subscribed.
+				List<String> answer = RunContext.supply(new Run("stream-run", "rep-1"), () -> client.prompt()
+					.user("Quote 200 of SKU-4411")
+					.tools(tools)
+					.toolContext(Map.of("channel", "chat"))
+					.stream()
+					.content()
+					.collectList()
+					.block(Duration.ofSeconds(30)));
+
+				assertThat(String.join("", answer)).isEqualTo("One quote.");
+				assertThat(tools.drafts()).isEqualTo(1);
+				List<ToolResponseMessage.ToolResponse> read = model.toolResponsesRead();
+				assertThat(read).hasSize(2);
+				assertThat(read.get(0).responseData()).doesNotContain("replayed").contains("SKU-4411");
+				assertThat(read.get(1).responseData()).contains("\"replayed\":true");
 			});
 	}
 
