@@ -20,6 +20,7 @@ import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
+import reactor.util.context.Context;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.advisor.ToolCallingAdvisor;
 import org.springframework.ai.chat.messages.AssistantMessage;
@@ -284,6 +285,29 @@ class SpringAiToolLoopTest {
 				assertThat(read).hasSize(2);
 				assertThat(read.get(0).responseData()).doesNotContain("replayed").contains("SKU-4411");
 				assertThat(read.get(1).responseData()).contains("\"replayed\":true");
+
+				// A stream returned to a reactive caller, subscribed later: the run goes in Reactor's context.
+				ScriptedModel later = new ScriptedModel()
+					.callsTool("draft_quote", "{\"sku\":\"SKU-4411\",\"quantity\":200}")
+					.callsTool("draft_quote", "{\"sku\":\"SKU-4411\",\"quantity\":200}")
+					.answers("One more quote.");
+				Flux<String> returned = ChatClient.builder(later)
+					.defaultAdvisors(ToolCallingAdvisor.builder()
+						.toolCallingManager(context.getBean(ToolCallingManager.class))
+						.build())
+					.build()
+					.prompt()
+					.user("Quote 200 of SKU-4411 again tomorrow")
+					.tools(tools)
+					.toolContext(Map.of("channel", "chat"))
+					.stream()
+					.content()
+					.contextWrite(Context.of(RunContext.CONTEXT_KEY, new Run("next-run", "rep-1")));
+
+				assertThat(String.join("", returned.collectList().block(Duration.ofSeconds(30))))
+					.isEqualTo("One more quote.");
+				assertThat(tools.drafts()).isEqualTo(2);
+				assertThat(later.toolResponsesRead().get(1).responseData()).contains("\"replayed\":true");
 			});
 	}
 
