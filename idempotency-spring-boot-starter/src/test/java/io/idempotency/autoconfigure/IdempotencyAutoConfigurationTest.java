@@ -31,6 +31,7 @@ import io.idempotency.autoconfigure.observability.IdempotencyMetricsAutoConfigur
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.idempotency.key.IdempotencyKeys;
+import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
@@ -47,6 +48,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
@@ -57,6 +59,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.DefaultResourceLoader;
 import org.springframework.jdbc.core.JdbcTemplate;
+
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -307,6 +310,28 @@ class IdempotencyAutoConfigurationTest {
 				.getFailure()
 				.hasMessageContaining("Tools [draft_quote] are idempotent, but there is no JdbcLedger")
 				.hasMessageContaining("@IdempotencyDataSource"));
+	}
+
+	@Test
+	void underLazyInitializationEveryToolIsKnownAtStartAndReconciled() {
+		this.runner.withUserConfiguration(Tools.class)
+			.withInitializer((context) -> context.addBeanFactoryPostProcessor(new LazyInitializationBeanFactoryPostProcessor()))
+			.withPropertyValues("idempotency.jdbc.initialize-schema=always")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(IdempotentToolRegistry.class).reconcilableToolNames())
+					.containsExactly("draft_quote");
+				JdbcLedger ledger = context.getBean(JdbcLedger.class);
+				String arguments = "{\"request\":{\"accountName\":\"Acme\"}}";
+				IdempotencyKey key = IdempotencyKeys.derive("draft_quote", arguments, "lazy-run");
+				ledger.claim(new ClaimRequest(key, "lazy-run", "rep-1", "draft_quote", arguments));
+				Reconciler reconciler = new Reconciler(ledger, context.getBean(IdempotentToolRegistry.class),
+						new JsonMapper(), new ReconcilerSettings(Duration.ofMillis(1), Map.of(), 10, Duration.ofMinutes(1),
+								Duration.ofMillis(1), Duration.ofMillis(1), 3));
+
+				await().until(reconciler::reconcile, (pass) -> pass.resolved() > 0);
+				assertThat(ledger.find(key).orElseThrow().status()).isEqualTo(LedgerStatus.FAILED);
+			});
 	}
 
 	@Test
