@@ -347,6 +347,7 @@ public final class JdbcLedger implements AutoCloseable {
 		}
 		List<Object> parameters = new ArrayList<>();
 		parameters.add(micros(olderThan));
+		parameters.add(micros(olderThan));
 		parameters.addAll(tools);
 		parameters.add(limit);
 		String owner = UUID.randomUUID().toString();

@@ -90,9 +90,12 @@ final class LedgerStatements {
 	}
 
 	private static String findStale(String table, LedgerDialect dialect, String toolCondition) {
-		// A call whose executing instance still beats is not stale, however long it has run.
-		return "SELECT " + COLUMNS + " FROM " + table + " WHERE " + UNSETTLED
-				+ " AND COALESCE(heartbeat_at, started_at) < " + dialect.nowMinusMicros() + " AND (reconcile_after IS NULL OR reconcile_after < " + dialect.now() + ")"
+		// A call whose executing instance still beats is not stale, however long it has run. Its heartbeat is
+		// never older than its claim, so the claim time alone selects the candidates: a range of the index in
+		// started_at order, where the limit stops the scan, and the locking read locks no more rows than it takes.
+		return "SELECT " + COLUMNS + " FROM " + table + " WHERE " + UNSETTLED + " AND started_at < "
+				+ dialect.nowMinusMicros() + " AND (heartbeat_at IS NULL OR heartbeat_at < " + dialect.nowMinusMicros()
+				+ ")" + " AND (reconcile_after IS NULL OR reconcile_after < " + dialect.now() + ")"
 				+ toolCondition + " ORDER BY started_at LIMIT ? FOR UPDATE SKIP LOCKED";
 	}
 

@@ -29,10 +29,20 @@ class MariaDbLedgerTest extends LedgerContractTests {
 		this.jdbc.execute("ANALYZE TABLE " + TABLE);
 
 		Map<String, Object> plan = this.jdbc.queryForMap("EXPLAIN " + statements().findStale,
-				Duration.ofMinutes(2).toNanos() / 1000, 100);
+				Duration.ofMinutes(2).toNanos() / 1000, Duration.ofMinutes(2).toNanos() / 1000, 100);
 
 		assertThat(plan.get("key")).isEqualTo(TABLE + "_status_started_ix");
 		assertThat(Long.parseLong(String.valueOf(plan.get("rows")))).isLessThan(100);
+	}
+
+	/**
+	 * MariaDB reads the two unsettled statuses as two ranges of the (status, started_at) index and sorts
+	 * them by started_at, locking every candidate before the limit applies: a concurrent fetcher may get
+	 * fewer rows (never the same ones), as on H2.
+	 */
+	@Override
+	boolean skipLockedFillsTheLimit() {
+		return false;
 	}
 
 	private static LedgerStatements statements() {

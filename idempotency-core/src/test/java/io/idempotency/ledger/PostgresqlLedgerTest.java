@@ -29,7 +29,7 @@ class PostgresqlLedgerTest extends LedgerContractTests {
 		this.jdbc.execute("ANALYZE " + TABLE);
 
 		String plan = String.join("\n", this.jdbc.queryForList("EXPLAIN " + statements().findStale, String.class,
-				Duration.ofMinutes(2).toNanos() / 1000, 100));
+				Duration.ofMinutes(2).toNanos() / 1000, Duration.ofMinutes(2).toNanos() / 1000, 100));
 
 		assertThat(plan).contains("Index Scan using " + TABLE + "_unsettled_ix").doesNotContain("Seq Scan");
 	}
