@@ -361,11 +361,12 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		if (observation != null && OBSERVATION.equals(observation.getContext().getName())) {
 			observation.lowCardinalityKeyValue("outcome", outcome.tag());
 		}
-		if (this.listeners.isEmpty()) {
+		if (this.listeners.isEmpty() && !IdempotentCallScope.isOpen()) {
 			return;
 		}
 		IdempotentCall call = new IdempotentCall(tool.name(), tool.toolCallName(),
 				(request != null) ? request.key() : null, outcome, tool.envelope());
+		IdempotentCallScope.tell(call);
 		for (IdempotentCallListener listener : this.listeners) {
 			try {
 				listener.onCall(call);

@@ -21,7 +21,6 @@ import io.idempotency.Reconciler;
 import io.idempotency.ReconcilerSettings;
 import io.idempotency.autoconfigure.QuoteTool.QuoteRequest;
 import io.idempotency.autoconfigure.ai.IdempotencySpringAiAutoConfiguration;
-import io.idempotency.autoconfigure.ai.ToolCallJournal;
 import io.idempotency.autoconfigure.http.IdempotencyHttpClientAutoConfiguration;
 import io.idempotency.autoconfigure.observability.IdempotencyEndpoint;
 import io.idempotency.autoconfigure.observability.IdempotencyHealthIndicator;
@@ -169,11 +168,6 @@ class IdempotencyAutoConfigurationTest {
 			return new IdempotencyEndpoint(ledger, Duration.ofDays(1), 3);
 		}
 
-		@Bean
-		ToolCallJournal myJournal() {
-			return new ToolCallJournal();
-		}
-
 	}
 
 	static Stream<Arguments> beans() {
@@ -184,7 +178,7 @@ class IdempotencyAutoConfigurationTest {
 				Arguments.of(IdempotentToolRegistry.class, "myRegistry"), Arguments.of(Reconciler.class, "myReconciler"),
 				Arguments.of(IdempotencyMetrics.class, "myMetrics"),
 				Arguments.of(IdempotencyHealthIndicator.class, "idempotencyHealthIndicator"),
-				Arguments.of(IdempotencyEndpoint.class, "myEndpoint"), Arguments.of(ToolCallJournal.class, "myJournal"));
+				Arguments.of(IdempotencyEndpoint.class, "myEndpoint"));
 	}
 
 	@ParameterizedTest(name = "{0}")

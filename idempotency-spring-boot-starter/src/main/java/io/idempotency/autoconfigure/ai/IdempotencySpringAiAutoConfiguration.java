@@ -1,46 +1,67 @@
 package io.idempotency.autoconfigure.ai;
 
+import io.idempotency.ai.IdempotentToolCallback;
+import io.idempotency.ai.IdempotentToolCallbacks;
+import io.idempotency.ai.IdempotentToolCallingManager;
 import io.idempotency.autoconfigure.IdempotentToolsAutoConfiguration;
 import org.springframework.ai.model.tool.ToolCallingManager;
+import org.springframework.ai.tool.ToolCallback;
+import org.springframework.ai.tool.ToolCallbackProvider;
+import org.springframework.ai.tool.resolution.ToolCallbackResolver;
 
 import org.springframework.beans.BeansException;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
 /**
- * Spring AI: every {@link ToolCallingManager} bean is decorated so that the model reads, in the tool
- * response of a replayed call, that it was replayed. (The run itself comes from the {@code ToolContext},
- * which the core reads.)
+ * Spring AI: the model reads, in the response to each tool call, how that call was answered (replayed,
+ * in progress, previously failed), on every path a call takes. Every {@link ToolCallingManager},
+ * {@link ToolCallbackResolver}, {@link ToolCallbackProvider} and {@link ToolCallback} bean is decorated
+ * (see {@link IdempotentToolCallback}), which covers Spring AI's tool loop with the auto-configured
+ * {@code ChatClient.Builder}, tools resolved by name, and MCP servers built from callback beans. (The run
+ * itself comes from the {@code ToolContext}, which the core reads.)
  */
 @AutoConfiguration(after = IdempotentToolsAutoConfiguration.class)
-@ConditionalOnClass(ToolCallingManager.class)
+@ConditionalOnClass({ ToolCallingManager.class, IdempotentToolCallback.class })
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
 public class IdempotencySpringAiAutoConfiguration {
 
 	@Bean
-	@ConditionalOnMissingBean
-	ToolCallJournal idempotencyToolCallJournal() {
-		return new ToolCallJournal();
-	}
-
-	@Bean
-	static BeanPostProcessor idempotencyToolCallingManagerDecorator(ObjectProvider<ToolCallJournal> journal) {
+	static BeanPostProcessor idempotencyToolCallbackDecorator() {
 		return new BeanPostProcessor() {
 
 			@Override
 			public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
-				if (bean instanceof ToolCallingManager manager && !(bean instanceof ReplayNoticeToolCallingManager)) {
-					return new ReplayNoticeToolCallingManager(manager, journal.getObject());
+				if (bean instanceof ToolCallingManager manager) {
+					return IdempotentToolCallingManager.of(manager);
+				}
+				if (bean instanceof ToolCallbackResolver resolver && !(bean instanceof DecoratedResolver)) {
+					return new DecoratedResolver(resolver);
+				}
+				if (bean instanceof ToolCallbackProvider provider) {
+					return IdempotentToolCallbacks.decorate(provider);
+				}
+				if (bean instanceof ToolCallback callback) {
+					return IdempotentToolCallback.of(callback);
 				}
 				return bean;
 			}
 
 		};
+	}
+
+	/** Tools resolved by name, decorated. */
+	private record DecoratedResolver(ToolCallbackResolver delegate) implements ToolCallbackResolver {
+
+		@Override
+		public ToolCallback resolve(String toolName) {
+			ToolCallback callback = this.delegate.resolve(toolName);
+			return (callback != null) ? IdempotentToolCallback.of(callback) : null;
+		}
+
 	}
 
 }

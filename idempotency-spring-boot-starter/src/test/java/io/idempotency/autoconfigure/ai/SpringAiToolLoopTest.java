@@ -11,6 +11,7 @@ import javax.sql.DataSource;
 
 import io.idempotency.IdempotentTool;
 import io.idempotency.Reconciliation;
+import io.idempotency.ai.IdempotentToolCallbacks;
 import io.idempotency.autoconfigure.IdempotencyContextPropagationAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotencyLedgerAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotencyReconcilerAutoConfiguration;
@@ -36,6 +37,7 @@ import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
+import org.springframework.ai.tool.ToolCallback;
 import org.springframework.ai.tool.annotation.Tool;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -50,6 +52,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Spring AI's real tool loop (ChatClient, ToolCallingAdvisor, ToolCallingManager, method tool callbacks)
@@ -98,6 +101,16 @@ class SpringAiToolLoopTest {
 			return Reconciliation.notFound();
 		}
 
+		@Tool(name = "export_drafts", description = "Export the drafts to a file", returnDirect = true)
+		@IdempotentTool(reconcile = "findExport")
+		public Draft exportDrafts(String sku, ToolContext toolContext) {
+			return draftQuote(sku, 1, toolContext);
+		}
+
+		Reconciliation<Draft> findExport(IdempotencyKey key) {
+			return Reconciliation.notFound();
+		}
+
 		public int drafts() {
 			return this.jdbc.queryForObject("SELECT COUNT(*) FROM drafts", Integer.class);
 		}
@@ -142,6 +155,17 @@ class SpringAiToolLoopTest {
 				.toolCalls(List.of(new AssistantMessage.ToolCall("call-" + this.script.size(), "function", tool,
 						argumentsJson)))
 				.build());
+			return this;
+		}
+
+		/** One turn in which the model calls a tool several times, as models batch their calls. */
+		ScriptedModel callsInOneTurn(String tool, String... argumentsJsons) {
+			List<AssistantMessage.ToolCall> calls = new ArrayList<>();
+			for (String arguments : argumentsJsons) {
+				calls.add(new AssistantMessage.ToolCall("call-" + this.script.size() + "-" + calls.size(), "function", tool,
+						arguments));
+			}
+			this.script.add(AssistantMessage.builder().content("").toolCalls(calls).build());
 			return this;
 		}
 
@@ -309,6 +333,71 @@ class SpringAiToolLoopTest {
 				assertThat(tools.drafts()).isEqualTo(2);
 				assertThat(later.toolResponsesRead().get(1).responseData()).contains("\"replayed\":true");
 			});
+	}
+
+	@Test
+	void eachCallOfABatchGetsItsOwnAnswerEvenWhenOneIsRefusedBeforeTheAdvice() {
+		this.runner.run((context) -> {
+			DraftTools tools = context.getBean(DraftTools.class);
+			ScriptedModel model = new ScriptedModel()
+				.callsInOneTurn("draft_quote", "{\"sku\":\"SKU-4411\",\"quantity\":\"lots\"}",
+						"{\"sku\":\"SKU-4411\",\"quantity\":200}", "{\"quantity\":200,\"sku\":\"SKU-4411\"}")
+				.answers("One quote.");
+
+			assertThat(ask(context, model, "batch-run")).isEqualTo("One quote.");
+
+			assertThat(tools.drafts()).isEqualTo(1);
+			List<ToolResponseMessage.ToolResponse> read = model.toolResponsesRead();
+			assertThat(read).hasSize(3);
+			assertThat(read.get(0).responseData()).doesNotContain("replayed");
+			assertThat(read.get(1).responseData()).as("the executed call").doesNotContain("replayed")
+				.contains("\"sku\":\"SKU-4411\"");
+			assertThat(read.get(2).responseData()).as("the repeat").contains("\"replayed\":true");
+		});
+	}
+
+	@Test
+	void aCallbackCalledDirectlyTellsItsCallerToo() {
+		this.runner.run((context) -> {
+			DraftTools tools = context.getBean(DraftTools.class);
+			ToolCallback draft = callback(IdempotentToolCallbacks.from(tools), "draft_quote");
+			ToolCallback send = callback(IdempotentToolCallbacks.from(tools), "send_quote");
+			ToolContext run = new ToolContext(Map.of("runId", "direct-run", "userId", "rep-1"));
+
+			String first = draft.call("{\"sku\":\"SKU-4411\",\"quantity\":200}", run);
+			String repeat = draft.call("{\"quantity\":200.0,\"sku\":\" SKU-4411\"}", run);
+
+			assertThat(tools.drafts()).isEqualTo(1);
+			assertThat(first).doesNotContain("replayed");
+			assertThat(repeat).contains("\"replayed\":true").contains("\"result\":" + first);
+			assertThatThrownBy(() -> send.call("{\"draftId\":7}", run)).hasMessageContaining("no contact address");
+			assertThat(send.call("{\"draftId\":7}", run)).contains("\"kind\":\"previous_attempt_failed\"")
+				.contains("It was not attempted again");
+		});
+	}
+
+	@Test
+	void aReturnDirectToolGivesTheApplicationItsResultUnwrapped() {
+		this.runner.run((context) -> {
+			DraftTools tools = context.getBean(DraftTools.class);
+			ToolCallback export = callback(IdempotentToolCallbacks.from(tools), "export_drafts");
+			ToolContext run = new ToolContext(Map.of("runId", "direct-run", "userId", "rep-1"));
+
+			String first = export.call("{\"sku\":\"SKU-9\"}", run);
+			String repeat = export.call("{\"sku\":\"SKU-9\"}", run);
+
+			assertThat(repeat).isEqualTo(first).doesNotContain("replayed");
+			assertThat(tools.drafts()).isEqualTo(1);
+		});
+	}
+
+	private static ToolCallback callback(ToolCallback[] callbacks, String name) {
+		for (ToolCallback callback : callbacks) {
+			if (callback.getToolDefinition().name().equals(name)) {
+				return callback;
+			}
+		}
+		throw new IllegalArgumentException(name);
 	}
 
 	@Test

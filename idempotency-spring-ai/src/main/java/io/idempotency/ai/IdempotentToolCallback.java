@@ -1,0 +1,95 @@
+package io.idempotency.ai;
+
+import java.util.Objects;
+import java.util.Optional;
+
+import io.idempotency.IdempotentCall;
+import io.idempotency.IdempotentCallScope;
+
+import org.springframework.ai.chat.model.ToolContext;
+import org.springframework.ai.tool.ToolCallback;
+import org.springframework.ai.tool.definition.ToolDefinition;
+import org.springframework.ai.tool.metadata.ToolMetadata;
+
+/**
+ * A tool callback that tells the model how an idempotent call was answered, in the very text it reads for
+ * that call: a replayed plain result becomes
+ * {@code {"replayed": true, "kind": "replayed", "message": "...", "result": <the stored result>}}, and the
+ * library's refusals (in progress, previously failed, no run, ...) become
+ * {@code {"replayed": ..., "kind": "...", "message": "..."}} instead of an exception, on every path:
+ * Spring AI's tool loop, a callback called directly, an MCP server.
+ *
+ * <p>The answer is observed on the thread that makes the call ({@link IdempotentCallScope}), so it is
+ * right however many calls a batch holds, in whatever order or on whatever threads they run, and a call
+ * refused before the advice gets no notice. Tools that return {@code ToolResult} say what happened
+ * themselves and are passed through; so are {@code returnDirect} tools, whose result goes to the
+ * application, not the model (the application checks {@code IdempotentCallScope} or the ledger instead).
+ */
+public final class IdempotentToolCallback implements ToolCallback {
+
+	private final ToolCallback delegate;
+
+	private IdempotentToolCallback(ToolCallback delegate) {
+		this.delegate = delegate;
+	}
+
+	/** The callback, decorated; one already decorated is returned as it is. */
+	public static ToolCallback of(ToolCallback callback) {
+		Objects.requireNonNull(callback, "callback");
+		return (callback instanceof IdempotentToolCallback) ? callback : new IdempotentToolCallback(callback);
+	}
+
+	/** The callback this one decorates. */
+	public ToolCallback delegate() {
+		return this.delegate;
+	}
+
+	@Override
+	public ToolDefinition getToolDefinition() {
+		return this.delegate.getToolDefinition();
+	}
+
+	@Override
+	public ToolMetadata getToolMetadata() {
+		return this.delegate.getToolMetadata();
+	}
+
+	@Override
+	public String call(String toolInput) {
+		return answer(() -> this.delegate.call(toolInput));
+	}
+
+	@Override
+	public String call(String toolInput, ToolContext toolContext) {
+		return answer(() -> this.delegate.call(toolInput, toolContext));
+	}
+
+	private String answer(java.util.function.Supplier<String> call) {
+		boolean returnDirect = getToolMetadata().returnDirect();
+		try (IdempotentCallScope scope = IdempotentCallScope.open()) {
+			String result;
+			try {
+				result = call.get();
+			}
+			catch (RuntimeException ex) {
+				Optional<String> answer = ToolAnswers.ofFailure(ex);
+				if (answer.isPresent()) {
+					return answer.get();
+				}
+				throw ex;
+			}
+			Optional<IdempotentCall> answered = scope.last();
+			if (!returnDirect && answered.isPresent() && answered.get().outcome() == IdempotentCall.Outcome.REPLAYED
+					&& !answered.get().envelope()) {
+				return ToolAnswers.replayed(result);
+			}
+			return result;
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "IdempotentToolCallback[" + this.delegate + "]";
+	}
+
+}
