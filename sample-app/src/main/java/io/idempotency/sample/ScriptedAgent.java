@@ -4,13 +4,13 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
+import io.idempotency.ai.IdempotentToolCallbacks;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.ledger.ReplayStatistics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.ai.chat.model.ToolContext;
 import org.springframework.ai.tool.ToolCallback;
-import org.springframework.ai.tool.method.MethodToolCallbackProvider;
 
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
@@ -60,10 +60,8 @@ class ScriptedAgent implements ApplicationRunner {
 
 	@Override
 	public void run(ApplicationArguments args) {
-		ToolCallback[] callbacks = MethodToolCallbackProvider.builder()
-			.toolObjects(this.quoteTools, this.ticketTools)
-			.build()
-			.getToolCallbacks();
+		// Decorated, so that what the model reads says how each idempotent call was answered.
+		ToolCallback[] callbacks = IdempotentToolCallbacks.from(this.quoteTools, this.ticketTools);
 		for (ToolCall call : SCRIPT) {
 			ToolCallback callback = Arrays.stream(callbacks)
 				.filter((c) -> c.getToolDefinition().name().equals(call.tool()))

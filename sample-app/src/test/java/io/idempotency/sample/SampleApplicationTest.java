@@ -25,7 +25,10 @@ class SampleApplicationTest {
 		// Monday's retried quote is one quote; Monday's repeated ticket is one ticket; Tuesday's is another.
 		assertThat(this.quoteTools.quotes()).hasSize(1);
 		assertThat(this.tickets.tickets()).hasSize(2);
-		assertThat(output).contains("\"replayed\":true")
+		// draft_quote returns a plain Quote: its replay reaches the model wrapped in a notice.
+		assertThat(output).contains("\"replayed\":true,\"kind\":\"replayed\"")
+			.contains("the model reads: {\"replayed\":true,\"kind\":\"replayed\",\"message\":")
+			.contains("\"result\":{\"id\":1,")
 			.contains("Already done earlier in this run")
 			.contains("Ledger: 3 executions, 2 replays");
 	}
