@@ -51,6 +51,8 @@ public class IdempotencyProperties {
 
 	private final Heartbeat heartbeat = new Heartbeat();
 
+	private final SpringAi springAi = new SpringAi();
+
 	private final Http http = new Http();
 
 	private final Health health = new Health();
@@ -115,6 +117,10 @@ public class IdempotencyProperties {
 		return this.replayCounts;
 	}
 
+	public SpringAi getSpringAi() {
+		return this.springAi;
+	}
+
 	public Heartbeat getHeartbeat() {
 		return this.heartbeat;
 	}
@@ -174,6 +180,20 @@ public class IdempotencyProperties {
 
 		/** Whether requests sent with RestClient or RestTemplate from inside an idempotent tool carry its key as an Idempotency-Key header. */
 		private boolean propagateKey = true;
+
+		/**
+		 * The header of an incoming HTTP request whose value is the run of the agent calls it makes, so that a
+		 * client's retry of the same request is the same run; empty to ignore incoming headers.
+		 */
+		private String runHeader = "Idempotency-Key";
+
+		public String getRunHeader() {
+			return this.runHeader;
+		}
+
+		public void setRunHeader(String runHeader) {
+			this.runHeader = runHeader;
+		}
 
 		public boolean isPropagateKey() {
 			return this.propagateKey;
@@ -402,6 +422,25 @@ public class IdempotencyProperties {
 	}
 
 	/** How long settled calls are kept. */
+	/** Spring AI. */
+	public static class SpringAi {
+
+		/**
+		 * Whether every ChatClient made from the auto-configured builder gives each call its own run, unless the
+		 * application supplies one.
+		 */
+		private boolean runPerPrompt = true;
+
+		public boolean isRunPerPrompt() {
+			return this.runPerPrompt;
+		}
+
+		public void setRunPerPrompt(boolean runPerPrompt) {
+			this.runPerPrompt = runPerPrompt;
+		}
+
+	}
+
 	/** How an instance tells every reconciler that the calls it is executing are still running. */
 	public static class Heartbeat {
 

@@ -1,20 +1,29 @@
 package io.idempotency.autoconfigure.ai;
 
+import io.idempotency.ai.IdempotentRunAdvisor;
 import io.idempotency.ai.IdempotentToolCallback;
 import io.idempotency.ai.IdempotentToolCallbacks;
 import io.idempotency.ai.IdempotentToolCallingManager;
+import io.idempotency.autoconfigure.IdempotencyProperties;
 import io.idempotency.autoconfigure.IdempotentToolsAutoConfiguration;
+import io.idempotency.run.RunSource;
+import org.springframework.ai.chat.client.ChatClientCustomizer;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.tool.ToolCallback;
 import org.springframework.ai.tool.ToolCallbackProvider;
 import org.springframework.ai.tool.resolution.ToolCallbackResolver;
 
 import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * Spring AI: the model reads, in the response to each tool call, how that call was answered (replayed,
@@ -51,6 +60,28 @@ public class IdempotencySpringAiAutoConfiguration {
 			}
 
 		};
+	}
+
+	/** A run per {@code ChatClient} call, for every client made from the auto-configured builder. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.ai.chat.client.ChatClientCustomizer")
+	@ConditionalOnBooleanProperty(name = "idempotency.spring-ai.run-per-prompt", matchIfMissing = true)
+	static class RunPerPrompt {
+
+		@Bean
+		@ConditionalOnMissingBean
+		IdempotentRunAdvisor idempotentRunAdvisor(Environment environment, ObjectProvider<RunSource> runSources) {
+			IdempotencyProperties properties = Binder.get(environment)
+				.bindOrCreate("idempotency", IdempotencyProperties.class);
+			return new IdempotentRunAdvisor(properties.getToolContext().getRunIdKey(),
+					properties.getToolContext().getUserIdKey(), runSources.orderedStream().toList());
+		}
+
+		@Bean
+		ChatClientCustomizer idempotentRunChatClientCustomizer(IdempotentRunAdvisor advisor) {
+			return (builder) -> builder.defaultAdvisors(advisor);
+		}
+
 	}
 
 	/** Tools resolved by name, decorated. */

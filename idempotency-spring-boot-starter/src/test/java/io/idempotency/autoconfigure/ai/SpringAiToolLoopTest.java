@@ -17,8 +17,10 @@ import io.idempotency.autoconfigure.IdempotencyLedgerAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotencyReconcilerAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotentToolsAutoConfiguration;
 import io.idempotency.key.IdempotencyKey;
+import io.idempotency.autoconfigure.web.RequestHeaderRunSource;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
+import io.idempotency.run.RunSource;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.util.context.Context;
@@ -50,6 +52,9 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -398,6 +403,102 @@ class SpringAiToolLoopTest {
 			}
 		}
 		throw new IllegalArgumentException(name);
+	}
+
+	private ApplicationContextRunner bootChatClient(ScriptedModel model) {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataSourceAutoConfiguration.class,
+					DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
+					IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
+					IdempotencyReconcilerAutoConfiguration.class, IdempotencySpringAiAutoConfiguration.class,
+					ToolCallingAutoConfiguration.class, ChatClientAutoConfiguration.class))
+			.withUserConfiguration(DraftToolsOnly.class)
+			.withBean(ChatModel.class, () -> model);
+	}
+
+	/** A user request whose answer made the model call draft_quote twice with the same arguments. */
+	private static ScriptedModel repeatsItsCall(ScriptedModel model) {
+		return model.callsTool("draft_quote", "{\"sku\":\"SKU-4411\",\"quantity\":200}")
+			.callsTool("draft_quote", "{\"quantity\":200,\"sku\":\"SKU-4411\"}")
+			.answers("One quote.");
+	}
+
+	@Test
+	void eachPromptIsARunOfItsOwnWithoutTheApplicationNamingOne() {
+		ScriptedModel model = repeatsItsCall(repeatsItsCall(new ScriptedModel()));
+		bootChatClient(model).run((context) -> {
+			ChatClient client = context.getBean(ChatClient.Builder.class).build();
+			DraftTools tools = context.getBean(DraftTools.class);
+
+			client.prompt().user("Quote 200 of SKU-4411").tools(tools).call().content();
+			client.prompt().user("Quote 200 of SKU-4411 again, a second quote").tools(tools).call().content();
+
+			assertThat(tools.drafts()).as("one per user request").isEqualTo(2);
+			List<ToolResponseMessage.ToolResponse> read = model.toolResponsesRead();
+			assertThat(read).extracting((r) -> r.responseData().contains("\"replayed\":true"))
+				.containsExactly(false, true, false, true);
+		});
+	}
+
+	@Test
+	void aRunTheApplicationSuppliesIsKeptAcrossPrompts() {
+		ScriptedModel model = repeatsItsCall(repeatsItsCall(new ScriptedModel()));
+		bootChatClient(model).run((context) -> {
+			ChatClient client = context.getBean(ChatClient.Builder.class).build();
+			DraftTools tools = context.getBean(DraftTools.class);
+			for (int i = 0; i < 2; i++) {
+				client.prompt()
+					.user("Quote 200 of SKU-4411")
+					.tools(tools)
+					.toolContext(Map.of("runId", "order-77", "userId", "rep-1"))
+					.call()
+					.content();
+			}
+			assertThat(tools.drafts()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void aClientsRetryOfTheSameHttpRequestIsTheSameRun() {
+		ScriptedModel model = repeatsItsCall(repeatsItsCall(new ScriptedModel()));
+		bootChatClient(model).withBean(RunSource.class, () -> new RequestHeaderRunSource("Idempotency-Key"))
+			.run((context) -> {
+				ChatClient client = context.getBean(ChatClient.Builder.class).build();
+				DraftTools tools = context.getBean(DraftTools.class);
+				for (int attempt = 0; attempt < 2; attempt++) {
+					MockHttpServletRequest request = new MockHttpServletRequest("POST", "/agent");
+					request.addHeader("Idempotency-Key", "req-8f14e45f");
+					RequestContextHolder.setRequestAttributes(new ServletRequestAttributes(request));
+					try {
+						client.prompt().user("Quote 200 of SKU-4411").tools(tools).call().content();
+					}
+					finally {
+						RequestContextHolder.resetRequestAttributes();
+					}
+				}
+				assertThat(tools.drafts()).as("the retried request acted once").isEqualTo(1);
+			});
+	}
+
+	@Test
+	void aStreamedPromptIsARunOfItsOwnToo() {
+		ScriptedModel model = repeatsItsCall(new ScriptedModel());
+		bootChatClient(model).run((context) -> {
+			DraftTools tools = context.getBean(DraftTools.class);
+			List<String> answer = context.getBean(ChatClient.Builder.class)
+				.build()
+				.prompt()
+				.user("Quote 200 of SKU-4411")
+				.tools(tools)
+				.stream()
+				.content()
+				.collectList()
+				.block(Duration.ofSeconds(30));
+
+			assertThat(String.join("", answer)).isEqualTo("One quote.");
+			assertThat(tools.drafts()).isEqualTo(1);
+			assertThat(model.toolResponsesRead().get(1).responseData()).contains("\"replayed\":true");
+		});
 	}
 
 	@Test
