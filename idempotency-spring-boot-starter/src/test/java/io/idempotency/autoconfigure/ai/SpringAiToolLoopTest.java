@@ -39,7 +39,10 @@ import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
+import io.idempotency.ai.IdempotentToolCallback;
 import org.springframework.ai.tool.ToolCallback;
+import org.springframework.ai.tool.ToolCallbackProvider;
+import org.springframework.ai.tool.method.MethodToolCallbackProvider;
 import org.springframework.ai.tool.annotation.Tool;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -143,6 +146,16 @@ class SpringAiToolLoopTest {
 		@Bean
 		DraftTools draftTools(DataSource dataSource) {
 			return new DraftTools(new JdbcTemplate(dataSource));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class DraftToolsAsCallbackBeans {
+
+		@Bean
+		ToolCallbackProvider draftToolCallbacks(DraftTools draftTools) {
+			return MethodToolCallbackProvider.builder().toolObjects(draftTools).build();
 		}
 
 	}
@@ -497,6 +510,45 @@ class SpringAiToolLoopTest {
 
 			assertThat(String.join("", answer)).isEqualTo("One quote.");
 			assertThat(tools.drafts()).isEqualTo(1);
+			assertThat(model.toolResponsesRead().get(1).responseData()).contains("\"replayed\":true");
+		});
+	}
+
+	@Test
+	void callbacksOfAProviderBeanTellTheirCallerAsAnMcpServerWouldCallThem() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataSourceAutoConfiguration.class,
+					DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
+					IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
+					IdempotencyReconcilerAutoConfiguration.class, IdempotencySpringAiAutoConfiguration.class))
+			.withUserConfiguration(DraftToolsOnly.class, DraftToolsAsCallbackBeans.class)
+			.run((context) -> {
+				ToolCallback[] callbacks = context.getBean(ToolCallbackProvider.class).getToolCallbacks();
+				assertThat(callbacks).allSatisfy((c) -> assertThat(c).isInstanceOf(IdempotentToolCallback.class));
+				ToolCallback draft = callback(callbacks, "draft_quote");
+				ToolContext run = new ToolContext(Map.of("runId", "provider-run"));
+
+				draft.call("{\"sku\":\"SKU-4411\",\"quantity\":200}", run);
+
+				assertThat(draft.call("{\"sku\":\"SKU-4411\",\"quantity\":200}", run)).contains("\"replayed\":true");
+				assertThat(context.getBean(DraftTools.class).drafts()).isEqualTo(1);
+			});
+	}
+
+	@Test
+	void callbacksOfAProviderBeanGivenToAChatClientTellTheModelToo() {
+		ScriptedModel model = repeatsItsCall(new ScriptedModel());
+		bootChatClient(model).withUserConfiguration(DraftToolsAsCallbackBeans.class).run((context) -> {
+			context.getBean(ChatClient.Builder.class)
+				.build()
+				.prompt()
+				.user("Quote 200 of SKU-4411")
+				.toolCallbacks(context.getBean(ToolCallbackProvider.class))
+				.toolContext(Map.of("channel", "chat"))
+				.call()
+				.content();
+
+			assertThat(context.getBean(DraftTools.class).drafts()).isEqualTo(1);
 			assertThat(model.toolResponsesRead().get(1).responseData()).contains("\"replayed\":true");
 		});
 	}
