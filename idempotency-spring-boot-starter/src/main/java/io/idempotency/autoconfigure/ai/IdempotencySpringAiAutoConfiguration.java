@@ -7,7 +7,7 @@ import io.idempotency.ai.IdempotentToolCallingManager;
 import io.idempotency.autoconfigure.IdempotencyProperties;
 import io.idempotency.autoconfigure.IdempotentToolsAutoConfiguration;
 import io.idempotency.run.RunSource;
-import org.springframework.ai.chat.client.ChatClientCustomizer;
+import org.springframework.ai.chat.client.ChatClientBuilderCustomizer;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.tool.ToolCallback;
 import org.springframework.ai.tool.ToolCallbackProvider;
@@ -64,7 +64,7 @@ public class IdempotencySpringAiAutoConfiguration {
 
 	/** A run per {@code ChatClient} call, for every client made from the auto-configured builder. */
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(name = "org.springframework.ai.chat.client.ChatClientCustomizer")
+	@ConditionalOnClass(name = "org.springframework.ai.chat.client.ChatClientBuilderCustomizer")
 	@ConditionalOnBooleanProperty(name = "idempotency.spring-ai.run-per-prompt", matchIfMissing = true)
 	static class RunPerPrompt {
 
@@ -78,7 +78,7 @@ public class IdempotencySpringAiAutoConfiguration {
 		}
 
 		@Bean
-		ChatClientCustomizer idempotentRunChatClientCustomizer(IdempotentRunAdvisor advisor) {
+		ChatClientBuilderCustomizer idempotentRunChatClientBuilderCustomizer(IdempotentRunAdvisor advisor) {
 			return (builder) -> builder.defaultAdvisors(advisor);
 		}
 

@@ -543,7 +543,7 @@ class SpringAiToolLoopTest {
 				.build()
 				.prompt()
 				.user("Quote 200 of SKU-4411")
-				.toolCallbacks(context.getBean(ToolCallbackProvider.class))
+				.toolCallbacks(context.getBean(ToolCallbackProvider.class).getToolCallbacks())
 				.toolContext(Map.of("channel", "chat"))
 				.call()
 				.content();
