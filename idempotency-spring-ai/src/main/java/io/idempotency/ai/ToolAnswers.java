@@ -1,5 +1,6 @@
 package io.idempotency.ai;
 
+import java.util.Map;
 import java.util.Optional;
 
 import io.idempotency.IdempotencyConflictException;
@@ -18,6 +19,15 @@ import tools.jackson.databind.node.ObjectNode;
 final class ToolAnswers {
 
 	private static final JsonMapper MAPPER = new JsonMapper();
+
+	/** The library's own answers, by the exception that carries each, and the kind the model reads. */
+	private static final Map<Class<? extends Throwable>, String> KINDS = Map.of(
+			ToolCallInProgressException.class, "in_progress",
+			PreviousAttemptFailedException.class, "previous_attempt_failed",
+			ResultNotStoredException.class, "replayed_without_result",
+			IdempotencyConflictException.class, "refused_conflict",
+			MissingRunException.class, "refused_without_run",
+			InvalidArgumentsException.class, "refused_invalid_arguments");
 
 	private ToolAnswers() {
 	}
@@ -61,23 +71,10 @@ final class ToolAnswers {
 	}
 
 	private static String kindOf(Throwable failure) {
-		if (failure instanceof ToolCallInProgressException) {
-			return "in_progress";
-		}
-		if (failure instanceof PreviousAttemptFailedException) {
-			return "previous_attempt_failed";
-		}
-		if (failure instanceof ResultNotStoredException) {
-			return "replayed_without_result";
-		}
-		if (failure instanceof IdempotencyConflictException) {
-			return "refused_conflict";
-		}
-		if (failure instanceof MissingRunException) {
-			return "refused_without_run";
-		}
-		if (failure instanceof InvalidArgumentsException) {
-			return "refused_invalid_arguments";
+		for (Map.Entry<Class<? extends Throwable>, String> kind : KINDS.entrySet()) {
+			if (kind.getKey().isInstance(failure)) {
+				return kind.getValue();
+			}
 		}
 		return null;
 	}
