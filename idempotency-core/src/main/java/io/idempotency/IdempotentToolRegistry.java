@@ -145,6 +145,33 @@ public final class IdempotentToolRegistry implements SmartInitializingSingleton,
 		this.tools = Map.copyOf(registered);
 	}
 
+	/**
+	 * The names frameworks expose the idempotent tools of a bean factory under ({@code @Tool} or
+	 * {@code @McpTool} name, else the method's), read from the beans' types without creating any bean: for
+	 * a framework that describes tools before the application has started, such as an MCP server
+	 * advertising {@code idempotentHint}.
+	 */
+	public static Set<String> exposedToolNames(ConfigurableListableBeanFactory beanFactory) {
+		Set<String> names = new java.util.TreeSet<>();
+		for (String beanName : beanFactory.getBeanDefinitionNames()) {
+			BeanDefinition definition = beanFactory.getMergedBeanDefinition(beanName);
+			if (definition.isAbstract() || definition.getRole() == BeanDefinition.ROLE_INFRASTRUCTURE) {
+				continue;
+			}
+			Class<?> type = beanFactory.getType(beanName, false);
+			if (type == null) {
+				continue;
+			}
+			MethodIntrospector
+				.selectMethods(ClassUtils.getUserClass(type),
+						(MethodIntrospector.MetadataLookup<Boolean>) (method) -> AnnotatedElementUtils
+							.hasAnnotation(method, IdempotentTool.class) ? Boolean.TRUE : null)
+				.keySet()
+				.forEach((method) -> names.add(ToolDescriptor.toolCallName(method)));
+		}
+		return Set.copyOf(names);
+	}
+
 	/** The tool of this name, on its bean, once the application has started. */
 	Optional<RegisteredTool> find(String name) {
 		return Optional.ofNullable(this.tools.get(name));

@@ -30,6 +30,8 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 
 	private static final String SPRING_AI_TOOL = "org.springframework.ai.tool.annotation.Tool";
 
+	private static final String SPRING_AI_MCP_TOOL = "org.springframework.ai.mcp.annotation.McpTool";
+
 	private static final List<String> ASYNCHRONOUS_TYPES = List.of("org.reactivestreams.Publisher",
 			"kotlinx.coroutines.flow.Flow");
 
@@ -66,11 +68,17 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 		return toolCallName(method);
 	}
 
-	/** The name Spring AI exposes the tool under: its {@code @Tool} name, else the method's. */
+	/**
+	 * The name Spring AI exposes the tool under: its {@code @Tool} name, else its MCP {@code @McpTool} name,
+	 * else the method's.
+	 */
 	static String toolCallName(Method method) {
-		MergedAnnotation<?> tool = MergedAnnotations.from(method).get(SPRING_AI_TOOL);
-		if (tool.isPresent() && tool.hasNonDefaultValue("name") && !tool.getString("name").isBlank()) {
-			return tool.getString("name");
+		MergedAnnotations annotations = MergedAnnotations.from(method);
+		for (String annotation : new String[] { SPRING_AI_TOOL, SPRING_AI_MCP_TOOL }) {
+			MergedAnnotation<?> tool = annotations.get(annotation);
+			if (tool.isPresent() && tool.hasNonDefaultValue("name") && !tool.getString("name").isBlank()) {
+				return tool.getString("name");
+			}
 		}
 		return method.getName();
 	}

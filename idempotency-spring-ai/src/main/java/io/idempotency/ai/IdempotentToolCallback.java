@@ -17,7 +17,8 @@ import org.springframework.ai.tool.metadata.ToolMetadata;
  * {@code {"replayed": true, "kind": "replayed", "message": "...", "result": <the stored result>}}, and the
  * library's refusals (in progress, previously failed, no run, ...) become
  * {@code {"replayed": ..., "kind": "...", "message": "..."}} instead of an exception, on every path:
- * Spring AI's tool loop, a callback called directly, an MCP server.
+ * Spring AI's tool loop, a callback called directly, an MCP server (where {@link IdempotentMcpTools} decorates
+ * the server's tools, it tells the answer in the MCP result instead).
  *
  * <p>The answer is observed on the thread that makes the call ({@link IdempotentCallScope}), so it is
  * right however many calls a batch holds, in whatever order or on whatever threads they run, and a call
@@ -65,6 +66,10 @@ public final class IdempotentToolCallback implements ToolCallback {
 	}
 
 	private String answer(java.util.function.Supplier<String> call) {
+		if (IdempotentMcpTools.answering()) {
+			// An MCP server's tool, decorated: the answer is told in the MCP result, once.
+			return call.get();
+		}
 		boolean returnDirect = getToolMetadata().returnDirect();
 		try (IdempotentCallScope scope = IdempotentCallScope.open()) {
 			String result;

@@ -57,17 +57,31 @@ final class ToolAnswers {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
 			String kind = kindOf(cause);
 			if (kind != null) {
-				ObjectNode answer = MAPPER.createObjectNode();
-				answer.put("replayed", !kind.startsWith("refused"));
-				answer.put("kind", kind);
-				answer.put("message", cause.getMessage());
-				return Optional.of(MAPPER.writeValueAsString(answer));
+				return Optional.of(answer(kind, cause.getMessage()));
 			}
 			if (cause.getCause() == cause) {
 				break;
 			}
 		}
 		return Optional.empty();
+	}
+
+	/** A value as JSON text. */
+	static String json(Object value) {
+		return MAPPER.writeValueAsString(value);
+	}
+
+	/** An answer of the library's own, of this kind ({@code refused_...}, {@code in_progress}, ...), with its message. */
+	static String refused(String kind, String message) {
+		return answer(kind, message);
+	}
+
+	private static String answer(String kind, String message) {
+		ObjectNode answer = MAPPER.createObjectNode();
+		answer.put("replayed", !kind.startsWith("refused"));
+		answer.put("kind", kind);
+		answer.put("message", message);
+		return MAPPER.writeValueAsString(answer);
 	}
 
 	private static String kindOf(Throwable failure) {

@@ -55,6 +55,8 @@ public class IdempotencyProperties {
 
 	private final Http http = new Http();
 
+	private final Mcp mcp = new Mcp();
+
 	private final Health health = new Health();
 
 	public boolean isReactorContextPropagation() {
@@ -115,6 +117,10 @@ public class IdempotencyProperties {
 
 	public ReplayCounts getReplayCounts() {
 		return this.replayCounts;
+	}
+
+	public Mcp getMcp() {
+		return this.mcp;
 	}
 
 	public SpringAi getSpringAi() {
@@ -421,7 +427,6 @@ public class IdempotencyProperties {
 
 	}
 
-	/** How long settled calls are kept. */
 	/** Spring AI. */
 	public static class SpringAi {
 
@@ -437,6 +442,22 @@ public class IdempotencyProperties {
 
 		public void setRunPerPrompt(boolean runPerPrompt) {
 			this.runPerPrompt = runPerPrompt;
+		}
+
+	}
+
+	/** MCP servers built by Spring AI. */
+	public static class Mcp {
+
+		/** The _meta entry of a tools/call request that names the call's run. */
+		private String runIdMetaKey = "io.idempotency/runId";
+
+		public String getRunIdMetaKey() {
+			return this.runIdMetaKey;
+		}
+
+		public void setRunIdMetaKey(String runIdMetaKey) {
+			this.runIdMetaKey = runIdMetaKey;
 		}
 
 	}

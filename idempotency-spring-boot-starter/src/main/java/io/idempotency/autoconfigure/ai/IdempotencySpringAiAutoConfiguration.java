@@ -44,6 +44,11 @@ public class IdempotencySpringAiAutoConfiguration {
 
 			@Override
 			public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
+				if (isMcpClientTool(bean)) {
+					// Another server's tools, called through an MCP client: nothing of this application's, and
+					// an MCP server here must still recognise them so as not to export them again.
+					return bean;
+				}
 				if (bean instanceof ToolCallingManager manager) {
 					return IdempotentToolCallingManager.of(manager);
 				}
@@ -60,6 +65,11 @@ public class IdempotencySpringAiAutoConfiguration {
 			}
 
 		};
+	}
+
+	private static boolean isMcpClientTool(Object bean) {
+		String type = bean.getClass().getName();
+		return type.startsWith("org.springframework.ai.mcp.") && (bean instanceof ToolCallback || bean instanceof ToolCallbackProvider);
 	}
 
 	/** A run per {@code ChatClient} call, for every client made from the auto-configured builder. */

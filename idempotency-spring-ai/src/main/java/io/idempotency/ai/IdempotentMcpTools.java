@@ -1,0 +1,209 @@
+package io.idempotency.ai;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+
+import io.idempotency.IdempotentCall;
+import io.idempotency.IdempotentCallScope;
+import io.idempotency.run.Run;
+import io.idempotency.run.RunContext;
+import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.server.McpStatelessServerFeatures;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+
+/**
+ * Idempotent tools on an MCP server (the MCP Java SDK's synchronous servers, stateful or stateless, as
+ * Spring AI's MCP server builds them from tool callbacks and {@code @McpTool} methods):
+ * <ul>
+ * <li>a {@code tools/call} request names its run in a {@code _meta} entry ({@value #DEFAULT_RUN_ID_META_KEY}
+ * unless configured), bound for the call; without one, the run comes from the application's other sources,
+ * and a call with none follows the missing-run policy. MCP request ids are never keys: a client makes a new
+ * one for every re-send;</li>
+ * <li>a replay answers with the stored result and the notice in its text content, and
+ * {@code "io.idempotency/replayed": true} with the notice in the result's {@code _meta}; structured content
+ * stays the stored result, so that it still validates against the tool's output schema;</li>
+ * <li>the tool's annotations advertise {@code idempotentHint: true}; its other hints are left as they are.</li>
+ * </ul>
+ * A {@code _meta} run that is not a non-blank string is refused with an error result, and nothing runs.
+ */
+public final class IdempotentMcpTools {
+
+	/** The {@code _meta} entry of a {@code tools/call} request that names its run, unless configured. */
+	public static final String DEFAULT_RUN_ID_META_KEY = "io.idempotency/runId";
+
+	/** The {@code _meta} entry of a replay's {@code CallToolResult} that says it is one. */
+	public static final String REPLAYED_META_KEY = "io.idempotency/replayed";
+
+	/** The {@code _meta} entry of a replay's {@code CallToolResult} that holds the notice. */
+	public static final String MESSAGE_META_KEY = "io.idempotency/message";
+
+	/** The library's answers that the server reports as the tool's error, by the kind the model reads. */
+	private static final Map<IdempotentCall.Outcome, String> REFUSALS = Map.of(
+			IdempotentCall.Outcome.IN_PROGRESS, "in_progress",
+			IdempotentCall.Outcome.PREVIOUS_ATTEMPT_FAILED, "previous_attempt_failed",
+			IdempotentCall.Outcome.REPLAYED, "replayed_without_result",
+			IdempotentCall.Outcome.CONFLICT, "refused_conflict",
+			IdempotentCall.Outcome.WITHOUT_RUN, "refused_without_run");
+
+	/** Set while a decorated MCP tool runs on this thread: its callback leaves the answer to this class. */
+	private static final ThreadLocal<Boolean> answering = new ThreadLocal<>();
+
+	private final String runIdMetaKey;
+
+	private final Set<String> idempotentToolNames;
+
+	/**
+	 * @param runIdMetaKey the {@code _meta} entry that names a call's run
+	 * @param idempotentToolNames the names the idempotent tools are exposed under, which advertise
+	 * {@code idempotentHint}; every call is decorated whatever its name, so that a run is bound for it
+	 */
+	public IdempotentMcpTools(String runIdMetaKey, Set<String> idempotentToolNames) {
+		if (runIdMetaKey == null || runIdMetaKey.isBlank()) {
+			throw new IllegalArgumentException("The _meta entry that names an MCP call's run must not be blank");
+		}
+		this.runIdMetaKey = runIdMetaKey;
+		this.idempotentToolNames = Set.copyOf(Objects.requireNonNull(idempotentToolNames, "idempotentToolNames"));
+	}
+
+	/** The tool specification of a stateful synchronous server, decorated; one already decorated is kept. */
+	public McpServerFeatures.SyncToolSpecification decorate(McpServerFeatures.SyncToolSpecification tool) {
+		if (tool.callHandler() instanceof Decorated) {
+			return tool;
+		}
+		var handler = tool.callHandler();
+		return new McpServerFeatures.SyncToolSpecification(advertise(tool.tool()),
+				(Decorated.Stateful) (exchange, request) -> call(request, () -> handler.apply(exchange, request)));
+	}
+
+	/** The tool specification of a stateless synchronous server, decorated; one already decorated is kept. */
+	public McpStatelessServerFeatures.SyncToolSpecification decorate(
+			McpStatelessServerFeatures.SyncToolSpecification tool) {
+		if (tool.callHandler() instanceof Decorated) {
+			return tool;
+		}
+		var handler = tool.callHandler();
+		return new McpStatelessServerFeatures.SyncToolSpecification(advertise(tool.tool()),
+				(Decorated.Stateless) (context, request) -> call(request, () -> handler.apply(context, request)));
+	}
+
+	/** Whether a decorated MCP tool is running on this thread, so its callback leaves the answer to it. */
+	static boolean answering() {
+		return answering.get() != null;
+	}
+
+	private McpSchema.Tool advertise(McpSchema.Tool tool) {
+		if (!this.idempotentToolNames.contains(tool.name())) {
+			return tool;
+		}
+		McpSchema.ToolAnnotations hints = tool.annotations();
+		McpSchema.ToolAnnotations advertised = (hints != null)
+				? new McpSchema.ToolAnnotations(hints.title(), hints.readOnlyHint(), hints.destructiveHint(), true,
+						hints.openWorldHint(), hints.returnDirect())
+				: new McpSchema.ToolAnnotations(null, null, null, true, null, null);
+		return new McpSchema.Tool(tool.name(), tool.title(), tool.description(), tool.inputSchema(),
+				tool.outputSchema(), advertised, tool.meta(), tool.icons());
+	}
+
+	private CallToolResult call(CallToolRequest request, Supplier<CallToolResult> handler) {
+		Object runId = (request.meta() != null) ? request.meta().get(this.runIdMetaKey) : null;
+		if (runId != null && !(runId instanceof String text && !text.isBlank())) {
+			return refused("The _meta entry '" + this.runIdMetaKey + "' of this call must be a run id: a string"
+					+ " that is not blank. Nothing was done");
+		}
+		Supplier<CallToolResult> answered = () -> answer(handler);
+		return (runId != null) ? RunContext.supply(new Run((String) runId, null), answered) : answered.get();
+	}
+
+	private CallToolResult answer(Supplier<CallToolResult> handler) {
+		Boolean outer = answering.get();
+		answering.set(Boolean.TRUE);
+		try (IdempotentCallScope scope = IdempotentCallScope.open()) {
+			CallToolResult result = handler.get();
+			Optional<IdempotentCall> call = scope.last();
+			if (result == null || call.isEmpty() || call.get().envelope()) {
+				return result;
+			}
+			if (Boolean.TRUE.equals(result.isError())) {
+				String kind = REFUSALS.get(call.get().outcome());
+				return (kind != null) ? refusal(result, kind) : result;
+			}
+			return (call.get().outcome() == IdempotentCall.Outcome.REPLAYED) ? withNotice(result) : result;
+		}
+		finally {
+			if (outer == null) {
+				answering.remove();
+			}
+		}
+	}
+
+	private static CallToolResult withNotice(CallToolResult result) {
+		List<McpSchema.Content> content = new ArrayList<>(result.content());
+		int text = indexOfText(content);
+		if (text >= 0) {
+			String stored = ((McpSchema.TextContent) content.get(text)).text();
+			content.set(text, McpSchema.TextContent.builder(ToolAnswers.replayed(stored)).build());
+		}
+		else {
+			// A structured result only: the server writes its text; the notice carries it instead.
+			String stored = (result.structuredContent() != null) ? ToolAnswers.json(result.structuredContent()) : null;
+			content.add(0, McpSchema.TextContent.builder(ToolAnswers.replayed(stored)).build());
+		}
+		Map<String, Object> meta = new LinkedHashMap<>((result.meta() != null) ? result.meta() : Map.of());
+		meta.put(REPLAYED_META_KEY, true);
+		meta.put(MESSAGE_META_KEY, IdempotentCall.replayMessage());
+		return new CallToolResult(content, result.isError(), result.structuredContent(), meta);
+	}
+
+	/** The library's answer as the error the server made of its exception, with the kind the model reads. */
+	private static CallToolResult refusal(CallToolResult result, String kind) {
+		List<McpSchema.Content> content = new ArrayList<>(result.content());
+		int text = indexOfText(content);
+		String message = (text >= 0) ? ((McpSchema.TextContent) content.get(text)).text() : null;
+		McpSchema.TextContent answer = McpSchema.TextContent.builder(ToolAnswers.refused(kind, message)).build();
+		if (text >= 0) {
+			content.set(text, answer);
+		}
+		else {
+			content.add(0, answer);
+		}
+		return new CallToolResult(content, true, result.structuredContent(), result.meta());
+	}
+
+	private static int indexOfText(List<McpSchema.Content> content) {
+		for (int i = 0; i < content.size(); i++) {
+			if (content.get(i) instanceof McpSchema.TextContent) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+	private static CallToolResult refused(String message) {
+		return CallToolResult.builder()
+			.content(List.of(McpSchema.TextContent.builder(ToolAnswers.refused("refused_invalid_run", message)).build()))
+			.isError(true)
+			.build();
+	}
+
+	/** A call handler this class made. */
+	private interface Decorated {
+
+		interface Stateful extends Decorated, java.util.function.BiFunction<io.modelcontextprotocol.server.McpSyncServerExchange, CallToolRequest, CallToolResult> {
+
+		}
+
+		interface Stateless extends Decorated, java.util.function.BiFunction<io.modelcontextprotocol.common.McpTransportContext, CallToolRequest, CallToolResult> {
+
+		}
+
+	}
+
+}

@@ -1,0 +1,100 @@
+package io.idempotency.autoconfigure.ai;
+
+import java.util.List;
+
+import io.idempotency.IdempotentToolRegistry;
+import io.idempotency.ai.IdempotentMcpTools;
+import io.idempotency.autoconfigure.IdempotencyProperties;
+import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.server.McpStatelessServerFeatures;
+
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.EnvironmentAware;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+/**
+ * MCP servers built by Spring AI (synchronous, stateful or stateless): every tool specification the server
+ * is given, from tool callbacks or {@code @McpTool} methods, is decorated by {@link IdempotentMcpTools}, so
+ * that a {@code tools/call} names its run in {@code _meta}, a replay says so, and idempotent tools advertise
+ * {@code idempotentHint}.
+ */
+@AutoConfiguration
+@ConditionalOnClass({ McpServerFeatures.class, IdempotentMcpTools.class })
+@ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
+public class IdempotencyMcpServerAutoConfiguration {
+
+	@Bean
+	static BeanPostProcessor idempotencyMcpToolDecorator() {
+		return new McpToolDecorator();
+	}
+
+	private static final class McpToolDecorator implements BeanPostProcessor, BeanFactoryAware, EnvironmentAware {
+
+		private ConfigurableListableBeanFactory beanFactory;
+
+		private Environment environment;
+
+		private IdempotentMcpTools tools;
+
+		@Override
+		public void setBeanFactory(BeanFactory beanFactory) {
+			this.beanFactory = (ConfigurableListableBeanFactory) beanFactory;
+		}
+
+		@Override
+		public void setEnvironment(Environment environment) {
+			this.environment = environment;
+		}
+
+		@Override
+		public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
+			if (bean instanceof McpServerFeatures.SyncToolSpecification tool) {
+				return tools().decorate(tool);
+			}
+			if (bean instanceof McpStatelessServerFeatures.SyncToolSpecification tool) {
+				return tools().decorate(tool);
+			}
+			if (bean instanceof List<?> list && list.stream().anyMatch(McpToolDecorator::isTool)) {
+				return list.stream().map(this::decorate).toList();
+			}
+			return bean;
+		}
+
+		private Object decorate(Object element) {
+			if (element instanceof McpServerFeatures.SyncToolSpecification tool) {
+				return tools().decorate(tool);
+			}
+			if (element instanceof McpStatelessServerFeatures.SyncToolSpecification tool) {
+				return tools().decorate(tool);
+			}
+			return element;
+		}
+
+		private static boolean isTool(Object element) {
+			return element instanceof McpServerFeatures.SyncToolSpecification
+					|| element instanceof McpStatelessServerFeatures.SyncToolSpecification;
+		}
+
+		/** Made at the first tool, when every bean definition is known. */
+		private IdempotentMcpTools tools() {
+			if (this.tools == null) {
+				IdempotencyProperties properties = Binder.get(this.environment)
+					.bindOrCreate("idempotency", IdempotencyProperties.class);
+				this.tools = new IdempotentMcpTools(properties.getMcp().getRunIdMetaKey(),
+						IdempotentToolRegistry.exposedToolNames(this.beanFactory));
+			}
+			return this.tools;
+		}
+
+	}
+
+}

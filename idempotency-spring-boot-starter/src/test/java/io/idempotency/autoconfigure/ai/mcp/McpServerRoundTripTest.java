@@ -1,0 +1,247 @@
+package io.idempotency.autoconfigure.ai.mcp;
+
+import java.time.Duration;
+import java.util.Map;
+
+import io.idempotency.IdempotentTool;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.ai.mcp.annotation.McpTool;
+import org.springframework.ai.mcp.annotation.McpToolParam;
+import org.springframework.ai.tool.ToolCallbackProvider;
+import org.springframework.ai.tool.annotation.Tool;
+import org.springframework.ai.tool.method.MethodToolCallbackProvider;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * An MCP server made by Spring AI's starter, over Streamable HTTP on loopback, called by the MCP Java SDK's
+ * client: tools exported from {@code @Tool} callbacks and from {@code @McpTool} methods.
+ */
+@SpringBootTest(classes = McpServerRoundTripTest.Server.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "spring.ai.mcp.server.protocol=STREAMABLE", "spring.ai.mcp.server.name=tickets",
+				"spring.datasource.url=jdbc:h2:mem:mcp;DB_CLOSE_DELAY=-1" })
+class McpServerRoundTripTest {
+
+	private static final JsonMapper JSON = new JsonMapper();
+
+	@LocalServerPort
+	int port;
+
+	@Autowired
+	JdbcTemplate jdbc;
+
+	private McpSyncClient client;
+
+	@BeforeEach
+	void connect() {
+		this.client = McpClient.sync(HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + this.port).build())
+			.requestTimeout(Duration.ofSeconds(30))
+			.build();
+		this.client.initialize();
+	}
+
+	@AfterEach
+	void disconnect() {
+		this.client.closeGracefully();
+	}
+
+	@Test
+	void idempotentToolsAdvertiseIdempotentHintAndOthersAreLeftAlone() {
+		Map<String, McpSchema.Tool> tools = new java.util.HashMap<>();
+		this.client.listTools().tools().forEach((tool) -> tools.put(tool.name(), tool));
+
+		assertThat(tools).containsKeys("open_ticket", "draft_quote", "check_inventory");
+		assertThat(tools.get("open_ticket").annotations().idempotentHint()).isTrue();
+		McpSchema.ToolAnnotations draft = tools.get("draft_quote").annotations();
+		assertThat(draft.idempotentHint()).isTrue();
+		assertThat(draft.destructiveHint()).as("the application's own hints are kept").isFalse();
+		McpSchema.ToolAnnotations inventory = tools.get("check_inventory").annotations();
+		assertThat(inventory == null || !Boolean.TRUE.equals(inventory.idempotentHint())).isTrue();
+	}
+
+	@Test
+	void theSameCallTwiceInOneRunHasOneEffectAndTheRepeatIsToldItWasReplayed() {
+		int before = tickets();
+		CallToolResult first = this.client.callTool(openTicket("seal failure", Map.of("io.idempotency/runId", "run-mcp-1")));
+		CallToolResult again = this.client.callTool(openTicket("seal failure", Map.of("io.idempotency/runId", "run-mcp-1")));
+
+		assertThat(tickets()).isEqualTo(before + 1);
+		assertThat(first.isError()).isFalse();
+		assertThat(first.meta()).as("a call that executed says nothing more").isNull();
+		String ticket = text(first);
+		assertThat(JSON.readTree(ticket).asString()).startsWith("TCK-");
+
+		assertThat(again.isError()).isFalse();
+		JsonNode notice = JSON.readTree(text(again));
+		assertThat(notice.get("replayed").asBoolean()).isTrue();
+		assertThat(notice.get("kind").asString()).isEqualTo("replayed");
+		assertThat(notice.get("message").asString()).contains("Nothing was done again");
+		assertThat(notice.get("result")).isEqualTo(JSON.readTree(ticket));
+		assertThat(again.meta()).containsEntry("io.idempotency/replayed", true);
+
+		CallToolResult nextRun = this.client.callTool(openTicket("seal failure", Map.of("io.idempotency/runId", "run-mcp-2")));
+		assertThat(nextRun.isError()).isFalse();
+		assertThat(text(nextRun)).isNotEqualTo(ticket);
+		assertThat(tickets()).as("a new run is a new action").isEqualTo(before + 2);
+	}
+
+	@Test
+	void anMcpToolMethodReplaysItsStructuredResultUnchangedAndTellsTheNoticeInItsText() {
+		int before = drafts();
+		Map<String, Object> run = Map.of("io.idempotency/runId", "run-mcp-3");
+		CallToolResult first = this.client.callTool(new CallToolRequest("draft_quote", Map.of("sku", "SKU-4411", "quantity", 200), run));
+		CallToolResult again = this.client
+			.callTool(new CallToolRequest("draft_quote", Map.of("quantity", 200, "sku", "SKU-4411"), run));
+
+		assertThat(drafts()).isEqualTo(before + 1);
+		assertThat(first.isError()).isFalse();
+		assertThat(first.structuredContent()).isNotNull();
+		assertThat(again.structuredContent()).as("still valid against the output schema").isEqualTo(first.structuredContent());
+		JsonNode notice = JSON.readTree(text(again));
+		assertThat(notice.get("kind").asString()).isEqualTo("replayed");
+		assertThat(notice.get("result")).isEqualTo(JSON.readTree(text(first)));
+		assertThat(again.meta()).containsEntry("io.idempotency/replayed", true)
+			.containsKey("io.idempotency/message");
+	}
+
+	@Test
+	void aCallWithoutARunIsRefusedAndNothingIsDone() {
+		int before = tickets();
+		CallToolResult result = this.client.callTool(openTicket("pump noise", null));
+
+		assertThat(result.isError()).isTrue();
+		JsonNode refusal = JSON.readTree(text(result));
+		assertThat(refusal.get("kind").asString()).isEqualTo("refused_without_run");
+		assertThat(refusal.get("message").asString()).containsIgnoringCase("run");
+		assertThat(tickets()).isEqualTo(before);
+
+		int drafts = drafts();
+		CallToolResult method = this.client.callTool(new CallToolRequest("draft_quote", Map.of("sku", "SKU-1", "quantity", 1), null));
+		assertThat(method.isError()).isTrue();
+		assertThat(JSON.readTree(text(method)).get("kind").asString()).isEqualTo("refused_without_run");
+		assertThat(drafts()).isEqualTo(drafts);
+	}
+
+	@Test
+	void aRunIdThatIsNotAStringIsRefusedByName() {
+		int before = tickets();
+		CallToolResult result = this.client.callTool(openTicket("pump noise", Map.of("io.idempotency/runId", 42)));
+
+		assertThat(result.isError()).isTrue();
+		JsonNode refusal = JSON.readTree(text(result));
+		assertThat(refusal.get("kind").asString()).isEqualTo("refused_invalid_run");
+		assertThat(refusal.get("message").asString()).contains("io.idempotency/runId");
+		assertThat(tickets()).isEqualTo(before);
+	}
+
+	@Test
+	void aToolThatIsNotIdempotentRunsEveryTime() {
+		CallToolResult result = this.client.callTool(new CallToolRequest("check_inventory", Map.of("sku", "SKU-4411"), null));
+		assertThat(result.isError()).isFalse();
+		assertThat(text(result)).isEqualTo("120");
+	}
+
+	private static CallToolRequest openTicket(String subject, Map<String, Object> meta) {
+		return new CallToolRequest("open_ticket", Map.of("subject", subject), meta);
+	}
+
+	private static String text(CallToolResult result) {
+		return ((McpSchema.TextContent) result.content().get(0)).text();
+	}
+
+	private int tickets() {
+		return this.jdbc.queryForObject("SELECT COUNT(*) FROM tickets", Integer.class);
+	}
+
+	private int drafts() {
+		return this.jdbc.queryForObject("SELECT COUNT(*) FROM drafts", Integer.class);
+	}
+
+	public record Draft(long id, String sku, int quantity) {
+	}
+
+	/** Exported as tool callbacks. */
+	public static class TicketTools {
+
+		private final JdbcTemplate jdbc;
+
+		public TicketTools(JdbcTemplate jdbc) {
+			this.jdbc = jdbc;
+			jdbc.execute("CREATE TABLE IF NOT EXISTS tickets (id BIGINT AUTO_INCREMENT PRIMARY KEY, subject VARCHAR(100))");
+		}
+
+		@Tool(name = "open_ticket", description = "Open a support ticket")
+		@IdempotentTool(transactional = true)
+		public String openTicket(String subject) {
+			this.jdbc.update("INSERT INTO tickets (subject) VALUES (?)", subject);
+			return "TCK-" + this.jdbc.queryForObject("SELECT MAX(id) FROM tickets", Long.class);
+		}
+
+		@Tool(name = "check_inventory", description = "Units in stock; a read, so not idempotent-annotated")
+		public int checkInventory(String sku) {
+			return 120;
+		}
+
+	}
+
+	/** Exported from {@code @McpTool} methods. */
+	public static class QuoteTools {
+
+		private final JdbcTemplate jdbc;
+
+		public QuoteTools(JdbcTemplate jdbc) {
+			this.jdbc = jdbc;
+			jdbc.execute("CREATE TABLE IF NOT EXISTS drafts (id BIGINT AUTO_INCREMENT PRIMARY KEY, sku VARCHAR(50), quantity INT)");
+		}
+
+		@McpTool(name = "draft_quote", description = "Draft a quote", generateOutputSchema = true,
+				annotations = @McpTool.McpAnnotations(destructiveHint = false))
+		@IdempotentTool(transactional = true)
+		public Draft draftQuote(@McpToolParam(description = "the SKU") String sku,
+				@McpToolParam(description = "how many") int quantity) {
+			this.jdbc.update("INSERT INTO drafts (sku, quantity) VALUES (?, ?)", sku, quantity);
+			return new Draft(this.jdbc.queryForObject("SELECT MAX(id) FROM drafts", Long.class), sku, quantity);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class Server {
+
+		@Bean
+		TicketTools ticketTools(JdbcTemplate jdbc) {
+			return new TicketTools(jdbc);
+		}
+
+		@Bean
+		ToolCallbackProvider ticketToolCallbacks(TicketTools tools) {
+			return MethodToolCallbackProvider.builder().toolObjects(tools).build();
+		}
+
+		@Bean
+		QuoteTools quoteTools(JdbcTemplate jdbc) {
+			return new QuoteTools(jdbc);
+		}
+
+	}
+
+}
