@@ -1,0 +1,279 @@
+package io.idempotency.sample;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import io.idempotency.Reconciler;
+import io.idempotency.run.Run;
+import io.idempotency.run.RunContext;
+import io.idempotency.sample.agent.Agent;
+import io.idempotency.sample.agent.RunTranscript;
+import io.idempotency.sample.external.Fault;
+import io.idempotency.sample.external.QuoteDelivery;
+import io.idempotency.sample.external.TicketSystem;
+import io.idempotency.sample.tools.QuoteTools;
+import io.idempotency.sample.tools.TicketTools;
+import io.idempotency.sample.web.LedgerView;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.env.Environment;
+import org.springframework.stereotype.Component;
+import org.springframework.web.client.RestClient;
+
+/**
+ * The duplicate scenarios of agent tool calls, played end to end against the running application and its
+ * external systems, each with the expectation that shows the pattern works. {@link #play} narrates them and
+ * returns how many expectations failed; the tests play each scenario on its own.
+ */
+@Component
+public class Demo {
+
+	private static final String ACCOUNT = "Henderson Industrial";
+
+	private final Agent agent;
+
+	private final TicketTools ticketTools;
+
+	private final TicketSystem tickets;
+
+	private final QuoteDelivery delivery;
+
+	private final QuoteTools quotes;
+
+	private final LedgerView ledger;
+
+	private final ObjectProvider<Reconciler> reconciler;
+
+	private final Environment environment;
+
+	private PrintStream out = System.out;
+
+	private int failed;
+
+	Demo(Agent agent, TicketTools ticketTools, TicketSystem tickets, QuoteDelivery delivery, QuoteTools quotes,
+			LedgerView ledger, ObjectProvider<Reconciler> reconciler, Environment environment) {
+		this.agent = agent;
+		this.ticketTools = ticketTools;
+		this.tickets = tickets;
+		this.delivery = delivery;
+		this.quotes = quotes;
+		this.ledger = ledger;
+		this.reconciler = reconciler;
+		this.environment = environment;
+	}
+
+	/** Where the scenarios narrate what happens. */
+	public synchronized Demo narrateTo(PrintStream out) {
+		this.out = out;
+		return this;
+	}
+
+	/** Plays every scenario, narrating to {@code out}; returns the number of expectations that failed. */
+	public synchronized int play(PrintStream out) {
+		this.out = out;
+		this.failed = 0;
+		out.println("Idempotent tool calls: the scenarios, played against this application's own services.");
+		networkRetry();
+		codeRetry();
+		long quoteId = modelRepeatsACallReordered();
+		mondayAndTuesday();
+		twoTicketsInOneRun();
+		timeoutAfterTheEffect();
+		failureBeforeTheEffect(quoteId);
+		replayRate();
+		out.println();
+		out.println((this.failed == 0) ? "Every expectation held." : this.failed + " expectation(s) failed.");
+		return this.failed;
+	}
+
+	/** A client resends the same request after a network failure, with the same Idempotency-Key. */
+	public boolean networkRetry() {
+		title("1. The network retry: the same HTTP request twice, with the same Idempotency-Key");
+		String key = "req-" + UUID.randomUUID();
+		RestClient http = RestClient.create("http://localhost:" + this.environment.getProperty("local.server.port"));
+		int before = this.tickets.tickets().size();
+		for (int attempt = 1; attempt <= 2; attempt++) {
+			Map<?, ?> run = http.post()
+				.uri("/api/chat")
+				.header("Idempotency-Key", key)
+				.body(Map.of("message", "open a ticket for the cracked housing"))
+				.retrieve()
+				.body(Map.class);
+			Map<?, ?> transcript = (Map<?, ?>) run.get("transcript");
+			say("request " + attempt + " (run " + transcript.get("runId") + "): " + outcomes(transcript));
+		}
+		return expect("one ticket for the two requests", this.tickets.tickets().size() - before, 1);
+	}
+
+	/** The application's own code calls the tool again within the run, after a failure it took for transient. */
+	public boolean codeRetry() {
+		title("2. The code retry: the application calls open_ticket again within the run");
+		int before = this.tickets.tickets().size();
+		Run run = new Run("code-retry-" + UUID.randomUUID(), Agent.USER);
+		List<TicketSystem.Ticket> opened = RunContext.supply(run,
+				() -> List.of(this.ticketTools.openTicket(ACCOUNT, "loose fitting"),
+						this.ticketTools.openTicket(ACCOUNT, " loose fitting")));
+		say("first call: " + opened.get(0).id() + ", second call: " + opened.get(1).id());
+		return expect("one ticket for the two calls", this.tickets.tickets().size() - before, 1)
+				& expect("the retry answered with the same ticket", opened.get(1).id().equals(opened.get(0).id()));
+	}
+
+	/** The model calls draft_quote again with its arguments reordered and re-spaced: one quote, the model told. */
+	public long modelRepeatsACallReordered() {
+		title("3. The model calls draft_quote twice, the second time with its arguments reordered and re-spaced");
+		int before = this.quotes.quotes().size();
+		RunTranscript run = ask("quote 200 of SKU-4411 for Henderson Industrial");
+		expect("one quote", this.quotes.quotes().size() - before, 1);
+		expect("the model was told the second call was a replay", outcomesOf(run, "draft_quote"),
+				List.of("executed", "replayed"));
+		List<QuoteTools.Quote> all = this.quotes.quotes();
+		return all.isEmpty() ? 1 : all.get(all.size() - 1).id();
+	}
+
+	/** The same request on two days is two runs, and two tickets: a new intent, not a duplicate. */
+	public boolean mondayAndTuesday() {
+		title("4. Monday's and Tuesday's tickets: the same request in two runs");
+		int before = this.tickets.tickets().size();
+		ask("open a ticket for the seal failure");
+		ask("open a ticket for the seal failure");
+		return expect("two tickets, one per run", this.tickets.tickets().size() - before, 2);
+	}
+
+	/** Two different tickets in one run are two intents; the model's repeat of one of them is not. */
+	public boolean twoTicketsInOneRun() {
+		title("5. Two different tickets in one run");
+		int before = this.tickets.tickets().size();
+		RunTranscript run = ask("open a ticket for the seal failure and one for the pump noise");
+		return expect("two tickets", this.tickets.tickets().size() - before, 2)
+				& expect("the model's repeat of the first was a replay", outcomesOf(run, "open_ticket"),
+						List.of("executed", "executed", "replayed"));
+	}
+
+	/** The ticket system opens the ticket, then answers too late: unknown, not retried, reconciled. */
+	public boolean timeoutAfterTheEffect() {
+		title("6. A timeout after the effect: the ticket is opened, the answer is lost");
+		int before = this.tickets.tickets().size();
+		this.tickets.arm(Fault.TIMEOUT_AFTER_EFFECT);
+		RunTranscript run = ask("open a ticket for the valve leak");
+		boolean held = expect("one ticket, not retried within the run", this.tickets.tickets().size() - before, 1)
+				& expect("the model read the timeout, then 'in progress' for its repeat", outcomesOf(run, "open_ticket"),
+						List.of("error", "in_progress"));
+		Reconciler reconciler = this.reconciler.getIfAvailable();
+		if (reconciler == null) {
+			return expect("the reconciler resolves the call", false);
+		}
+		say("the reconciler asks the ticket system for the call's reference, once the call is stale");
+		Optional<LedgerView.Row> row = awaitRow(run.getRunId(), "open_ticket", reconciler, Duration.ofSeconds(60));
+		return held & expect("the reconciler found the ticket: the call is settled as succeeded",
+				row.map((settled) -> settled.status() + (settled.reconciled() ? ", reconciled" : "")).orElse("unsettled"),
+				"succeeded, reconciled");
+	}
+
+	/** The quote delivery API fails before sending: the call failed, and a repeat in the run is not retried. */
+	public boolean failureBeforeTheEffect(long quoteId) {
+		title("7. A failure before the effect: quote delivery is down for one request");
+		int before = this.delivery.sends().size();
+		this.delivery.arm(Fault.FAIL_BEFORE_EFFECT);
+		RunTranscript run = ask("send quote " + quoteId);
+		boolean held = expect("nothing sent", this.delivery.sends().size() - before, 0)
+				& expect("the model was told the repeat failed before, not retried", outcomesOf(run, "send_quote"),
+						List.of("error", "previous_attempt_failed"));
+		say("the user asks again: a new run");
+		RunTranscript again = ask("send quote " + quoteId);
+		return held & expect("one quote sent", this.delivery.sends().size() - before, 1)
+				& expect("the model's repeat was a replay", outcomesOf(again, "send_quote"), List.of("executed", "replayed"));
+	}
+
+	/** Replays happen: a rate of zero would mean the keys are unstable. */
+	public boolean replayRate() {
+		title("8. The replay rate");
+		LedgerView.Replays replays = this.ledger.replays();
+		say(replays.executions() + " executions, " + replays.replays() + " replays");
+		return expect("the replay rate is above zero", replays.replays() > 0);
+	}
+
+	private RunTranscript ask(String message) {
+		say("user: " + message);
+		RunTranscript run = this.agent.ask(message);
+		for (RunTranscript.ToolCall call : run.getCalls()) {
+			say("  " + call.tool() + " " + call.arguments() + "\n      -> " + call.outcome() + ": the model read "
+					+ abbreviate(call.modelRead()));
+		}
+		say("  assistant: " + abbreviate(run.getAnswer()).replace("\n", " | "));
+		return run;
+	}
+
+	private Optional<LedgerView.Row> awaitRow(String runId, String tool, Reconciler reconciler, Duration patience) {
+		Instant deadline = Instant.now().plus(patience);
+		while (Instant.now().isBefore(deadline)) {
+			reconciler.reconcile();
+			Optional<LedgerView.Row> row = this.ledger.ofRun(runId)
+				.stream()
+				.filter((candidate) -> candidate.tool().equals(tool) && candidate.reconciled())
+				.findFirst();
+			if (row.isPresent()) {
+				return row;
+			}
+			pause();
+		}
+		return Optional.empty();
+	}
+
+	private static void pause() {
+		try {
+			TimeUnit.MILLISECONDS.sleep(500);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private static List<String> outcomesOf(RunTranscript run, String tool) {
+		return run.getCalls().stream().filter((call) -> call.tool().equals(tool)).map(RunTranscript.ToolCall::outcome).toList();
+	}
+
+	private static String outcomes(Map<?, ?> transcript) {
+		List<?> calls = (List<?>) transcript.get("calls");
+		return calls.stream().map((call) -> ((Map<?, ?>) call).get("tool") + " " + ((Map<?, ?>) call).get("outcome")).toList().toString();
+	}
+
+	private boolean expect(String expectation, int actual, int expected) {
+		return expect(expectation + " (" + actual + ")", (Object) actual, expected);
+	}
+
+	private boolean expect(String expectation, boolean held) {
+		return expect(expectation, (Object) held, true);
+	}
+
+	private boolean expect(String expectation, Object actual, Object expected) {
+		boolean held = expected.equals(actual);
+		if (!held) {
+			this.failed++;
+		}
+		this.out.println((held ? "  [held]   " : "  [FAILED] ") + expectation + (held ? "" : ": expected " + expected + ", was " + actual));
+		return held;
+	}
+
+	private void title(String title) {
+		this.out.println();
+		this.out.println(title);
+	}
+
+	private void say(String line) {
+		this.out.println("  " + line);
+	}
+
+	private static String abbreviate(String text) {
+		if (text == null) {
+			return "(nothing)";
+		}
+		return (text.length() > 220) ? text.substring(0, 217) + "..." : text;
+	}
+
+}

@@ -1,0 +1,26 @@
+package io.idempotency.sample;
+
+import io.idempotency.sample.tools.InventoryTools;
+import io.idempotency.sample.tools.QuoteTools;
+import io.idempotency.sample.tools.SendQuoteTools;
+import io.idempotency.sample.tools.TicketTools;
+
+import org.springframework.ai.tool.ToolCallbackProvider;
+import org.springframework.ai.tool.method.MethodToolCallbackProvider;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The same four tools, served over MCP at {@code /mcp} by Spring AI's MCP server. A client names the run
+ * of each {@code tools/call} in its {@code _meta} ({@code io.idempotency/runId}).
+ */
+@Configuration(proxyBeanMethods = false)
+class McpTools {
+
+	@Bean
+	ToolCallbackProvider salesTools(InventoryTools inventory, QuoteTools quotes, TicketTools tickets,
+			SendQuoteTools sends) {
+		return MethodToolCallbackProvider.builder().toolObjects(inventory, quotes, tickets, sends).build();
+	}
+
+}

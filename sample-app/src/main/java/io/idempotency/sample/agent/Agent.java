@@ -1,0 +1,105 @@
+package io.idempotency.sample.agent;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.idempotency.sample.tools.InventoryTools;
+import io.idempotency.sample.tools.QuoteTools;
+import io.idempotency.sample.tools.SendQuoteTools;
+import io.idempotency.sample.tools.TicketTools;
+
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.stereotype.Service;
+
+/**
+ * The inside-sales assistant: Spring AI's {@code ChatClient} with its real tool loop, made from the
+ * auto-configured builder, so that each user message is a run of its own (the starter's run-per-prompt
+ * advisor) unless the HTTP request that carries it names one with {@code Idempotency-Key}.
+ */
+@Service
+public class Agent {
+
+	/** The sales rep the assistant acts for: replays never cross users. */
+	public static final String USER = "rep-7";
+
+	private static final int KEPT = 50;
+
+	private final ChatClient chat;
+
+	private final List<Object> tools;
+
+	private final Set<String> idempotentTools;
+
+	private final AtomicBoolean idempotencyOff = new AtomicBoolean();
+
+	private final Deque<RunTranscript> transcripts = new ArrayDeque<>();
+
+	Agent(ChatClient.Builder chat, InventoryTools inventory,
+			QuoteTools quotes, TicketTools tickets, SendQuoteTools sends) {
+		// The tools marked @IdempotentTool; check_inventory is a read.
+		this.idempotentTools = Set.of("draft_quote", "open_ticket", "send_quote");
+		this.chat = chat.defaultSystem("You are an inside-sales assistant. Use the tools to act; report each"
+				+ " action once.")
+			.defaultAdvisors(new TranscriptAdvisor(() -> this.idempotentTools))
+			.build();
+		this.tools = List.of(inventory, quotes, tickets, sends);
+	}
+
+	/** Sends one user message to the agent: one run. */
+	public RunTranscript ask(String message) {
+		if (message == null || message.isBlank()) {
+			throw new IllegalArgumentException("A message to the agent must not be blank");
+		}
+		RunTranscript transcript = new RunTranscript(message.trim(), this.idempotencyOff.get());
+		String answer = this.chat.prompt()
+			.user(message.trim())
+			.tools(tools().toArray())
+			.toolContext(Map.of("userId", USER))
+			.advisors((advisors) -> advisors.param(RunTranscript.KEY, transcript))
+			.call()
+			.content();
+		transcript.answered(answer);
+		synchronized (this.transcripts) {
+			this.transcripts.addFirst(transcript);
+			while (this.transcripts.size() > KEPT) {
+				this.transcripts.removeLast();
+			}
+		}
+		return transcript;
+	}
+
+	/** The latest runs, newest first. */
+	public List<RunTranscript> transcripts() {
+		synchronized (this.transcripts) {
+			return List.copyOf(this.transcripts);
+		}
+	}
+
+	/**
+	 * Turns idempotency off for the next runs, to show what it prevents: the model's calls then reach the
+	 * tools' own objects, past the idempotency advice, as they would without the library.
+	 */
+	public void idempotencyOff(boolean off) {
+		this.idempotencyOff.set(off);
+	}
+
+	public boolean idempotencyOff() {
+		return this.idempotencyOff.get();
+	}
+
+	private List<Object> tools() {
+		if (!this.idempotencyOff.get()) {
+			return this.tools;
+		}
+		return this.tools.stream().map((bean) -> {
+			Object target = AopProxyUtils.getSingletonTarget(bean);
+			return (target != null) ? target : bean;
+		}).toList();
+	}
+
+}

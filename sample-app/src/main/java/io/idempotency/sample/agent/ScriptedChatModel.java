@@ -1,0 +1,176 @@
+package io.idempotency.sample.agent;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import reactor.core.publisher.Flux;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.chat.messages.UserMessage;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.chat.prompt.ChatOptions;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.model.tool.ToolCallingChatOptions;
+
+/**
+ * The sample's model when no other is configured: deterministic, offline, and as repetitive as real
+ * models are. It turns a plain request into tool calls, calls two tools in one turn, and then, like a
+ * model that found the first result ambiguous, calls the same tool again with its arguments reordered or
+ * re-spaced. It answers from what the tools returned, and says so when it was told a call was a replay.
+ *
+ * <ul>
+ * <li>"quote 200 of SKU-4411 for Henderson Industrial": {@code check_inventory} and {@code draft_quote} in
+ * one turn, then {@code draft_quote} again, reordered and re-spaced;</li>
+ * <li>"open a ticket for the seal failure and one for the pump noise" (optionally "... at Acme"): two
+ * {@code open_ticket} calls in one turn, then the first again, re-spaced;</li>
+ * <li>"send quote 7": {@code send_quote}, then the same call again.</li>
+ * </ul>
+ */
+public class ScriptedChatModel implements ChatModel {
+
+	private static final JsonMapper JSON = new JsonMapper();
+
+	private static final Pattern QUOTE = Pattern
+		.compile("quote\\s+(\\d+)\\s+(?:of|x|units of)\\s+(SKU-[\\w-]+)\\s+for\\s+(.+?)[.!]?$", Pattern.CASE_INSENSITIVE);
+
+	private static final Pattern TICKETS = Pattern.compile(
+			"ticket\\s+(?:for|about)\\s+(?:the\\s+)?(.+?)(?:\\s+and\\s+(?:one|another)\\s+(?:for|about)\\s+(?:the\\s+)?(.+?))?(?:\\s+at\\s+(.+?))?[.!]?$",
+			Pattern.CASE_INSENSITIVE);
+
+	private static final Pattern SEND = Pattern.compile("send\\s+quote\\s+#?(\\d+)", Pattern.CASE_INSENSITIVE);
+
+	private static final String DEFAULT_ACCOUNT = "Henderson Industrial";
+
+	private final AtomicLong callIds = new AtomicLong();
+
+	@Override
+	public ChatResponse call(Prompt prompt) {
+		List<Message> messages = prompt.getInstructions();
+		int lastUser = lastUserMessage(messages);
+		String request = (lastUser >= 0) ? messages.get(lastUser).getText().trim() : "";
+		List<List<AssistantMessage.ToolCall>> plan = plan(request);
+		int turn = (int) messages.subList(lastUser + 1, messages.size())
+			.stream()
+			.filter((message) -> message instanceof AssistantMessage assistant && assistant.hasToolCalls())
+			.count();
+		AssistantMessage answer = (turn < plan.size())
+				? AssistantMessage.builder().content("").toolCalls(plan.get(turn)).build()
+				: new AssistantMessage(summary(plan.isEmpty(), messages.subList(lastUser + 1, messages.size())));
+		return new ChatResponse(List.of(new Generation(answer)));
+	}
+
+	@Override
+	public Flux<ChatResponse> stream(Prompt prompt) {
+		return Flux.defer(() -> Flux.just(call(prompt)));
+	}
+
+	@Override
+	public ChatOptions getOptions() {
+		return ToolCallingChatOptions.builder().build();
+	}
+
+	@Override
+	public ChatOptions getDefaultOptions() {
+		return ToolCallingChatOptions.builder().build();
+	}
+
+	private List<List<AssistantMessage.ToolCall>> plan(String request) {
+		List<List<AssistantMessage.ToolCall>> turns = new ArrayList<>();
+		Matcher quote = QUOTE.matcher(request);
+		Matcher tickets = TICKETS.matcher(request);
+		Matcher send = SEND.matcher(request);
+		if (quote.find()) {
+			int quantity = Integer.parseInt(quote.group(1));
+			String sku = quote.group(2).toUpperCase();
+			String account = quote.group(3).trim();
+			turns.add(List.of(call("check_inventory", Map.of("sku", sku)),
+					call("draft_quote", ordered("accountName", account, "sku", sku, "quantity", quantity))));
+			// The model calls again: arguments in another order, the SKU re-spaced, the quantity a decimal.
+			turns.add(List.of(call("draft_quote", ordered("quantity", new BigDecimal(quantity + ".0"), "sku", " " + sku + " ", "accountName", account))));
+		}
+		else if (send.find()) {
+			long quoteId = Long.parseLong(send.group(1));
+			turns.add(List.of(call("send_quote", Map.of("quoteId", quoteId))));
+			turns.add(List.of(call("send_quote", Map.of("quoteId", quoteId))));
+		}
+		else if (tickets.find()) {
+			String account = (tickets.group(3) != null) ? tickets.group(3).trim() : DEFAULT_ACCOUNT;
+			String first = tickets.group(1).trim();
+			List<AssistantMessage.ToolCall> opened = new ArrayList<>();
+			opened.add(call("open_ticket", ordered("accountName", account, "issue", first)));
+			if (tickets.group(2) != null) {
+				opened.add(call("open_ticket", ordered("accountName", account, "issue", tickets.group(2).trim())));
+			}
+			turns.add(opened);
+			turns.add(List.of(call("open_ticket", ordered("issue", first + "  ", "accountName", account))));
+		}
+		return turns;
+	}
+
+	private AssistantMessage.ToolCall call(String tool, Map<String, Object> arguments) {
+		return new AssistantMessage.ToolCall("call-" + this.callIds.incrementAndGet(), "function", tool,
+				JSON.writeValueAsString(arguments));
+	}
+
+	private static Map<String, Object> ordered(Object... namesAndValues) {
+		Map<String, Object> arguments = new LinkedHashMap<>();
+		for (int i = 0; i < namesAndValues.length; i += 2) {
+			arguments.put((String) namesAndValues[i], namesAndValues[i + 1]);
+		}
+		return arguments;
+	}
+
+	private static int lastUserMessage(List<Message> messages) {
+		for (int i = messages.size() - 1; i >= 0; i--) {
+			if (messages.get(i) instanceof UserMessage) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+	/** The answer to the user, from what the tools returned in this turn of the conversation. */
+	private static String summary(boolean nothingPlanned, List<Message> thisRequest) {
+		if (nothingPlanned) {
+			return "I can draft quotes, open tickets and send quotes. Try \"quote 200 of SKU-4411 for Henderson"
+					+ " Industrial\", \"open a ticket for the seal failure and one for the pump noise\" or \"send quote 1\".";
+		}
+		List<String> lines = new ArrayList<>();
+		for (Message message : thisRequest) {
+			if (message instanceof ToolResponseMessage responses) {
+				for (ToolResponseMessage.ToolResponse response : responses.getResponses()) {
+					lines.add(response.name() + ": " + reading(response.responseData()));
+				}
+			}
+		}
+		return "Done. What each call told me:\n" + String.join("\n", lines);
+	}
+
+	private static String reading(String data) {
+		try {
+			JsonNode answer = JSON.readTree(data);
+			if (answer.isObject() && answer.has("kind")) {
+				String kind = answer.get("kind").asString();
+				return kind.equals("replayed") ? "already done earlier in this request, so not done again; counting it once"
+						: kind.replace('_', ' ') + ": " + answer.path("message").asString();
+			}
+		}
+		catch (RuntimeException ex) {
+			// Not JSON: the tool's text as it is.
+		}
+		return data;
+	}
+
+}

@@ -1,0 +1,129 @@
+package io.idempotency.sample.web;
+
+import java.util.List;
+import java.util.Map;
+
+import io.idempotency.Reconciler;
+import io.idempotency.sample.agent.Agent;
+import io.idempotency.sample.agent.RunTranscript;
+import io.idempotency.sample.external.Fault;
+import io.idempotency.sample.external.QuoteDelivery;
+import io.idempotency.sample.external.TicketSystem;
+import io.idempotency.sample.tools.QuoteTools;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/** What the page reads and does: the chat, the runs, the ledger, the effects, the switches. */
+@RestController
+@RequestMapping("/api")
+public class AgentController {
+
+	public record Message(String message) {
+	}
+
+	public record Run(RunTranscript transcript, List<LedgerView.Row> ledger) {
+	}
+
+	public record Switches(Map<String, Fault> faults, boolean idempotencyOff, boolean idempotencyEnabled) {
+	}
+
+	public record State(List<Run> runs, List<LedgerView.Row> ledger, LedgerView.Replays replays,
+			List<TicketSystem.Ticket> tickets, List<QuoteTools.Quote> quotes, List<QuoteDelivery.Send> sends,
+			Switches switches) {
+	}
+
+	private final Agent agent;
+
+	private final LedgerView ledger;
+
+	private final TicketSystem tickets;
+
+	private final QuoteDelivery delivery;
+
+	private final QuoteTools quotes;
+
+	private final ObjectProvider<Reconciler> reconciler;
+
+	AgentController(Agent agent, LedgerView ledger, TicketSystem tickets, QuoteDelivery delivery, QuoteTools quotes,
+			ObjectProvider<Reconciler> reconciler) {
+		this.agent = agent;
+		this.ledger = ledger;
+		this.tickets = tickets;
+		this.delivery = delivery;
+		this.quotes = quotes;
+		this.reconciler = reconciler;
+	}
+
+	/** One user message: one run, unless the request carries {@code Idempotency-Key}, which then is the run. */
+	@PostMapping("/chat")
+	public Run chat(@RequestBody Message message) {
+		RunTranscript transcript = this.agent.ask(message.message());
+		return new Run(transcript, this.ledger.ofRun(transcript.getRunId()));
+	}
+
+	@GetMapping("/state")
+	public State state() {
+		LedgerView.Replays replays = this.ledger.replays();
+		List<Run> runs = this.agent.transcripts()
+			.stream()
+			.map((transcript) -> new Run(transcript, this.ledger.ofRun(transcript.getRunId())))
+			.toList();
+		return new State(runs, this.ledger.latest(50), replays, this.tickets.tickets(),
+				this.quotes.quotes(), this.delivery.sends(), switches());
+	}
+
+	/** Arms the next request to an external system with a fault: {@code {"service": "tickets", "fault": "..."}}. */
+	@PostMapping("/faults")
+	public Switches fault(@RequestBody Map<String, String> request) {
+		Fault fault = Fault.valueOf(String.valueOf(request.get("fault")));
+		switch (String.valueOf(request.get("service"))) {
+			case "tickets" -> this.tickets.arm(fault);
+			case "delivery" -> this.delivery.arm(fault);
+			default -> throw new IllegalArgumentException(
+					"No external system '" + request.get("service") + "': the systems are 'tickets' and 'delivery'");
+		}
+		return switches();
+	}
+
+	@PostMapping("/idempotency")
+	public Switches idempotency(@RequestBody Map<String, Boolean> request) {
+		this.agent.idempotencyOff(Boolean.TRUE.equals(request.get("off")));
+		return switches();
+	}
+
+	/** Runs the reconciler now, rather than at its next interval. */
+	@PostMapping("/reconcile")
+	public Reconciler.Pass reconcile() {
+		Reconciler reconciler = this.reconciler.getIfAvailable();
+		if (reconciler == null) {
+			throw new IllegalStateException("Idempotency is disabled: there is no reconciler");
+		}
+		return reconciler.reconcile();
+	}
+
+	@ExceptionHandler({ IllegalArgumentException.class, IllegalStateException.class })
+	ResponseEntity<Map<String, String>> badRequest(RuntimeException ex) {
+		return ResponseEntity.status(HttpStatus.BAD_REQUEST).body(Map.of("error", String.valueOf(ex.getMessage())));
+	}
+
+	/** The model or a tool failed in a way the agent could not answer: say so, rather than a bare 500. */
+	@ExceptionHandler(RuntimeException.class)
+	ResponseEntity<Map<String, String>> agentFailed(RuntimeException ex) {
+		return ResponseEntity.status(HttpStatus.BAD_GATEWAY)
+			.body(Map.of("error", "The agent could not answer: " + ex.getMessage()));
+	}
+
+	private Switches switches() {
+		return new Switches(Map.of("tickets", this.tickets.armed(), "delivery", this.delivery.armed()),
+				this.agent.idempotencyOff(), this.reconciler.getIfAvailable() != null);
+	}
+
+}

@@ -1,0 +1,21 @@
+-- The sample's own data (quotes), and what the two external systems keep (tickets, sends).
+CREATE TABLE IF NOT EXISTS quotes (
+	id           BIGSERIAL PRIMARY KEY,
+	reference    VARCHAR(80)    NOT NULL UNIQUE,
+	account_name VARCHAR(200)   NOT NULL,
+	sku          VARCHAR(50)    NOT NULL,
+	quantity     INT            NOT NULL,
+	total        NUMERIC(12, 2) NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ext_tickets (
+	id           BIGSERIAL PRIMARY KEY,
+	account_name VARCHAR(200) NOT NULL,
+	issue        VARCHAR(500) NOT NULL,
+	reference    VARCHAR(80)
+);
+CREATE INDEX IF NOT EXISTS ext_tickets_reference ON ext_tickets (reference);
+CREATE TABLE IF NOT EXISTS ext_sent_quotes (
+	id              BIGSERIAL PRIMARY KEY,
+	idempotency_key VARCHAR(200) NOT NULL UNIQUE,
+	quote_id        BIGINT       NOT NULL
+);
