@@ -36,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * client: tools exported from {@code @Tool} callbacks and from {@code @McpTool} methods.
  */
 @SpringBootTest(classes = McpServerRoundTripTest.Server.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "spring.ai.mcp.server.protocol=STREAMABLE", "spring.ai.mcp.server.name=tickets",
+		properties = { "spring.main.banner-mode=off", "spring.ai.mcp.server.protocol=STREAMABLE", "spring.ai.mcp.server.name=tickets",
 				"spring.datasource.url=jdbc:h2:mem:mcp;DB_CLOSE_DELAY=-1" })
 class McpServerRoundTripTest {
 
