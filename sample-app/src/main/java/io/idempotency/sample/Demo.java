@@ -1,6 +1,7 @@
 package io.idempotency.sample;
 
 import java.io.PrintStream;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -52,12 +53,14 @@ public class Demo {
 
 	private final Environment environment;
 
+	private final Clock clock;
+
 	private PrintStream out = System.out;
 
 	private int failed;
 
 	Demo(Agent agent, TicketTools ticketTools, TicketSystem tickets, QuoteDelivery delivery, QuoteTools quotes,
-			LedgerView ledger, ObjectProvider<Reconciler> reconciler, Environment environment) {
+			LedgerView ledger, ObjectProvider<Reconciler> reconciler, Environment environment, Clock clock) {
 		this.agent = agent;
 		this.ticketTools = ticketTools;
 		this.tickets = tickets;
@@ -66,6 +69,7 @@ public class Demo {
 		this.ledger = ledger;
 		this.reconciler = reconciler;
 		this.environment = environment;
+		this.clock = clock;
 	}
 
 	/** Where the scenarios narrate what happens. */
@@ -210,8 +214,8 @@ public class Demo {
 	}
 
 	private Optional<LedgerView.Row> awaitRow(String runId, String tool, Reconciler reconciler, Duration patience) {
-		Instant deadline = Instant.now().plus(patience);
-		while (Instant.now().isBefore(deadline)) {
+		Instant deadline = this.clock.instant().plus(patience);
+		while (this.clock.instant().isBefore(deadline)) {
 			reconciler.reconcile();
 			Optional<LedgerView.Row> row = this.ledger.ofRun(runId)
 				.stream()

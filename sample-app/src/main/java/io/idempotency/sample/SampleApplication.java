@@ -1,11 +1,13 @@
 package io.idempotency.sample;
 
+import java.time.Clock;
 import java.util.Arrays;
 import java.util.stream.Stream;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 
 /**
  * An inside-sales assistant on Spring AI whose tools are called twice and act once. It serves a page at
@@ -14,6 +16,12 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 @SpringBootApplication
 public class SampleApplication {
+
+	/** The time the transcripts record and the demo waits by. */
+	@Bean
+	Clock clock() {
+		return Clock.systemUTC();
+	}
 
 	public static void main(String[] args) {
 		boolean demo = Arrays.asList(args).contains("--demo");

@@ -1,5 +1,6 @@
 package io.idempotency.sample.agent;
 
+import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -39,8 +40,11 @@ public class Agent {
 
 	private final Deque<RunTranscript> transcripts = new ArrayDeque<>();
 
+	private final Clock clock;
+
 	Agent(ChatClient.Builder chat, InventoryTools inventory,
-			QuoteTools quotes, TicketTools tickets, SendQuoteTools sends) {
+			QuoteTools quotes, TicketTools tickets, SendQuoteTools sends, Clock clock) {
+		this.clock = clock;
 		// The tools marked @IdempotentTool; check_inventory is a read.
 		this.idempotentTools = Set.of("draft_quote", "open_ticket", "send_quote");
 		this.chat = chat.defaultSystem("You are an inside-sales assistant. Use the tools to act; report each"
@@ -55,7 +59,7 @@ public class Agent {
 		if (message == null || message.isBlank()) {
 			throw new IllegalArgumentException("A message to the agent must not be blank");
 		}
-		RunTranscript transcript = new RunTranscript(message.trim(), this.idempotencyOff.get());
+		RunTranscript transcript = new RunTranscript(message.trim(), this.idempotencyOff.get(), this.clock.instant());
 		String answer = this.chat.prompt()
 			.user(message.trim())
 			.tools(tools().toArray())

@@ -33,7 +33,7 @@ public final class RunTranscript {
 
 	private final boolean idempotencyOff;
 
-	private final Instant at = Instant.now();
+	private final Instant at;
 
 	private final List<ToolCall> calls = new ArrayList<>();
 
@@ -45,8 +45,9 @@ public final class RunTranscript {
 
 	private int turns;
 
-	RunTranscript(String request, boolean idempotencyOff) {
+	RunTranscript(String request, boolean idempotencyOff, Instant at) {
 		this.request = request;
+		this.at = at;
 		this.idempotencyOff = idempotencyOff;
 	}
 
