@@ -4,8 +4,10 @@ import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +61,18 @@ public final class JdbcLedger implements AutoCloseable {
 	private static final int REPLAY_COUNT_CAPACITY = 100_000;
 
 	private static final int HEARTBEAT_BATCH = 100;
+
+	private static final int[] CLAIM_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.VARCHAR,
+			Types.VARCHAR };
+
+	private static final int[] CLAIM_TYPES_WITH_KEY_FIRST = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR,
+			Types.VARCHAR, Types.VARCHAR, Types.VARCHAR };
+
+	/** Status, result, error, and the key or row id: every null typed, so no driver asks the server what it is. */
+	private static final int[] OUTCOME_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.VARCHAR };
+
+	private static final int[] RESOLVE_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.BIGINT,
+			Types.VARCHAR };
 
 	private final DataSource dataSource;
 
@@ -184,21 +198,55 @@ public final class JdbcLedger implements AutoCloseable {
 		// A row can vanish between the losing insert and the read (purged, or rolled back by its owner's
 		// transaction); then the key is free again and the claim is tried anew.
 		for (int attempt = 0; attempt < 3; attempt++) {
-			if (insert(request, storedArguments)) {
-				return new Claim.Won(request.key());
-			}
-			Optional<LedgerEntry> existing = find(request.key());
-			if (existing.isPresent()) {
-				return answerFrom(existing.get(), request);
+			Optional<Claim> claim = this.dialect.claimReadsTheRowItLosesTo() ? claimAndRead(request, storedArguments)
+					: claimThenRead(request, storedArguments);
+			if (claim.isPresent()) {
+				return claim.get();
 			}
 		}
 		throw new IllegalStateException("The claim of " + request.key() + " neither won nor found the row it lost to");
 	}
 
+	/** One statement that inserts the claim or reads the row it loses to. */
+	private Optional<Claim> claimAndRead(ClaimRequest request, String storedArguments) {
+		Object[] values = { request.key().value(), request.key().value(), request.runId(), request.userId(),
+				request.tool(), storedArguments };
+		Optional<Claim> claim = this.jdbc.query(this.sql.claim, values, CLAIM_TYPES_WITH_KEY_FIRST,
+				(ResultSet row) -> {
+					row.next();
+					row.getLong("won_id");
+					if (!row.wasNull()) {
+						return Optional.of(new Claim.Won(request.key()));
+					}
+					row.getLong("id");
+					return row.wasNull() ? Optional.<Claim>empty()
+							: Optional.of(answerFrom(answerEntry(row, request, storedArguments), request));
+				});
+		if (claim.isPresent()) {
+			return claim;
+		}
+		// The read found no row, yet the insert lost: a concurrent claim committed after this statement's
+		// snapshot was taken, and the insert, which sees it, stood back. Read it in a statement of its own.
+		return findClaimed(request, storedArguments);
+	}
+
+	/** An insert that inserts nothing, or fails on the unique key, when it loses, and a read when it has lost. */
+	private Optional<Claim> claimThenRead(ClaimRequest request, String storedArguments) {
+		if (insert(request, storedArguments)) {
+			return Optional.of(new Claim.Won(request.key()));
+		}
+		return findClaimed(request, storedArguments);
+	}
+
+	private Optional<Claim> findClaimed(ClaimRequest request, String storedArguments) {
+		return this.jdbc.query(this.sql.findClaimed, (row, n) -> answerEntry(row, request, storedArguments),
+				request.key().value()).stream().findFirst().map((entry) -> answerFrom(entry, request));
+	}
+
 	private boolean insert(ClaimRequest request, String storedArguments) {
 		try {
-			return this.jdbc.update(this.sql.claim, request.key().value(), request.runId(), request.userId(),
-					request.tool(), storedArguments) == 1;
+			return this.jdbc.update(this.sql.claim, new Object[] { request.key().value(), request.runId(),
+					request.userId(), request.tool(), storedArguments }, CLAIM_TYPES) == 1;
 		}
 		catch (DuplicateKeyException lost) {
 			return false;
@@ -263,8 +311,8 @@ public final class JdbcLedger implements AutoCloseable {
 	private boolean recordOutcome(IdempotencyKey key, LedgerStatus outcome, String resultJson, String error) {
 		int updated;
 		try {
-			updated = committed(() -> this.jdbc.update(this.sql.recordOutcome, outcome.columnValue(), resultJson,
-					truncate(error), key.value()));
+			updated = committed(() -> this.jdbc.update(this.sql.recordOutcome,
+					new Object[] { outcome.columnValue(), resultJson, truncate(error), key.value() }, OUTCOME_TYPES));
 		}
 		finally {
 			// Recorded or not, the call has ended here: a row left attempting is the reconciler's, not ours.
@@ -345,17 +393,32 @@ public final class JdbcLedger implements AutoCloseable {
 		if (limit < 1) {
 			throw new IllegalArgumentException("limit must be at least 1, but was " + limit);
 		}
+		String owner = UUID.randomUUID().toString();
 		List<Object> parameters = new ArrayList<>();
 		parameters.add(micros(olderThan));
 		parameters.add(micros(olderThan));
 		parameters.addAll(tools);
 		parameters.add(limit);
-		String owner = UUID.randomUUID().toString();
+		if (this.dialect.leasesInOneStatement()) {
+			parameters.add(0, owner);
+			parameters.add(1, micros(leaseFor));
+			List<LedgerEntry> leased = new ArrayList<>(committed(() -> this.jdbc.query(
+					this.sql.leaseInOneStatement(findStale), this::entry, parameters.toArray())));
+			leased.sort(Comparator.comparing(LedgerEntry::startedAt).thenComparingLong(LedgerEntry::id));
+			return leased;
+		}
 		return this.ownTransaction.execute((status) -> {
 			List<LedgerEntry> stale = this.jdbc.query(findStale, this::entry, parameters.toArray());
+			if (stale.isEmpty()) {
+				return stale;
+			}
+			List<Object> lease = new ArrayList<>(stale.size() + 2);
+			lease.add(owner);
+			lease.add(micros(leaseFor));
+			stale.forEach((entry) -> lease.add(entry.id()));
+			this.jdbc.update(this.sql.lease(stale.size()), lease.toArray());
 			List<LedgerEntry> leased = new ArrayList<>(stale.size());
 			for (LedgerEntry entry : stale) {
-				this.jdbc.update(this.sql.lease, owner, micros(leaseFor), entry.id());
 				leased.add(new LedgerEntry(entry.id(), entry.key(), entry.runId(), entry.userId(), entry.tool(),
 						entry.arguments(), entry.status(), entry.result(), entry.error(), entry.startedAt(),
 						entry.finishedAt(), entry.replayCount(), entry.reconcileAttempts() + 1, owner));
@@ -382,8 +445,8 @@ public final class JdbcLedger implements AutoCloseable {
 
 	private boolean resolve(LedgerEntry leased, LedgerStatus outcome, String resultJson, String error) {
 		String owner = requireLease(leased);
-		return committed(() -> this.jdbc.update(this.sql.resolve, outcome.columnValue(), resultJson, truncate(error),
-				leased.id(), owner)) == 1;
+		return committed(() -> this.jdbc.update(this.sql.resolve,
+				new Object[] { outcome.columnValue(), resultJson, truncate(error), leased.id(), owner }, RESOLVE_TYPES)) == 1;
 	}
 
 	/**
@@ -574,6 +637,15 @@ public final class JdbcLedger implements AutoCloseable {
 				LedgerStatus.ofColumnValue(row.getString("status")), row.getString("result"), row.getString("error"),
 				this.dialect.timestamp(row, "started_at"), this.dialect.timestamp(row, "finished_at"),
 				row.getInt("replay_count"), row.getInt("reconcile_attempts"), row.getString("reconcile_owner"));
+	}
+
+	/** A row as a lost claim reads it: the key, run, tool and arguments are the claim's own. */
+	private LedgerEntry answerEntry(ResultSet row, ClaimRequest request, String storedArguments) throws SQLException {
+		return new LedgerEntry(row.getLong("id"), request.key(), request.runId(), row.getString("user_id"),
+				request.tool(), storedArguments, LedgerStatus.ofColumnValue(row.getString("status")),
+				row.getString("result"), row.getString("error"), this.dialect.timestamp(row, "started_at"),
+				this.dialect.timestamp(row, "finished_at"), row.getInt("replay_count"), row.getInt("reconcile_attempts"),
+				row.getString("reconcile_owner"));
 	}
 
 	private static String requireLease(LedgerEntry leased) {

@@ -33,8 +33,26 @@ enum LedgerDialect {
 		}
 
 		@Override
-		String claimConflictClause() {
-			return " ON CONFLICT (idempotency_key) DO NOTHING";
+		String claim(String table) {
+			// One round trip either way: the row that is there is read, or the claim is inserted. The insert runs
+			// only when the read found nothing, so a replay uses up no identity value and writes nothing.
+			return "WITH existing AS (SELECT " + LedgerStatements.ANSWER_COLUMNS + " FROM " + table
+					+ " WHERE idempotency_key = ?), won AS (INSERT INTO " + table
+					+ " (idempotency_key, run_id, user_id, tool, arguments, status, started_at)"
+					+ " SELECT ?, ?, ?, ?, CAST(? AS JSONB), 'attempting', CURRENT_TIMESTAMP"
+					+ " WHERE NOT EXISTS (SELECT FROM existing) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id)"
+					+ " SELECT won.id AS won_id, existing.* FROM (SELECT 1) AS one LEFT JOIN won ON TRUE"
+					+ " LEFT JOIN existing ON TRUE";
+		}
+
+		@Override
+		boolean claimReadsTheRowItLosesTo() {
+			return true;
+		}
+
+		@Override
+		boolean leasesInOneStatement() {
+			return true;
 		}
 
 	},
@@ -50,6 +68,24 @@ enum LedgerDialect {
 		@Override
 		String nowPlusMicros() {
 			return "(UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)";
+		}
+
+		@Override
+		String claim(String table) {
+			// IGNORE turns only the lost claim's duplicate key into a warning: the server logs no error, and
+			// the driver none per replay. Every value is checked before it is sent (lengths, JSON), so nothing
+			// else that IGNORE would let through can occur.
+			return "INSERT IGNORE" + super.claim(table).substring("INSERT".length());
+		}
+
+		@Override
+		String unsettled() {
+			return "unsettled_since IS NOT NULL";
+		}
+
+		@Override
+		String unsettledSince() {
+			return "unsettled_since";
 		}
 
 		@Override
@@ -128,11 +164,33 @@ enum LedgerDialect {
 	}
 
 	/**
-	 * What makes a losing claim insert nothing instead of failing; empty where a duplicate key error is
-	 * the signal.
+	 * The statement that claims a key. Parameters: the key, the run, the user, the tool and the stored
+	 * arguments; on a dialect whose claim {@linkplain #claimReadsTheRowItLosesTo() reads the row it loses
+	 * to}, the key once more before them.
 	 */
-	String claimConflictClause() {
-		return "";
+	String claim(String table) {
+		return "INSERT INTO " + table + " (idempotency_key, run_id, user_id, tool, arguments, status, started_at)"
+				+ " VALUES (?, ?, ?, ?, " + json() + ", 'attempting', " + now() + ")";
+	}
+
+	/** Whether the claim statement also reads, in the same round trip, the row it loses to. */
+	boolean claimReadsTheRowItLosesTo() {
+		return false;
+	}
+
+	/** Whether stale rows are found and leased by one statement that returns them. */
+	boolean leasesInOneStatement() {
+		return false;
+	}
+
+	/** The condition of an unsettled row (attempting or unknown), as the reconciler's index serves it. */
+	String unsettled() {
+		return "status IN ('attempting', 'unknown')";
+	}
+
+	/** What orders the reconciler's queue: the claim time of unsettled rows. */
+	String unsettledSince() {
+		return "started_at";
 	}
 
 	/** Deletes at most one parameter's number of settled rows that match the given condition. */

@@ -1,16 +1,30 @@
 package io.idempotency.ledger;
 
+import java.util.Collections;
+
 /** Every statement the ledger runs, written once for a table and a dialect. */
 final class LedgerStatements {
 
-	private static final String COLUMNS = "id, idempotency_key, run_id, user_id, tool, arguments, status, result, error,"
+	static final String COLUMNS = "id, idempotency_key, run_id, user_id, tool, arguments, status, result, error,"
 			+ " started_at, finished_at, replay_count, reconcile_attempts, reconcile_owner";
 
-	private static final String UNSETTLED = "status IN ('attempting', 'unknown')";
+	/**
+	 * What a lost claim reads of the row it lost to: the columns that decide and answer it. The key, run
+	 * and tool are the claim's own (the key is derived from them), and the arguments are not read back.
+	 */
+	static final String ANSWER_COLUMNS = "id, user_id, status, result, error, started_at, finished_at, replay_count,"
+			+ " reconcile_attempts, reconcile_owner";
 
 	private static final String SETTLED = "status IN ('succeeded', 'failed')";
 
+	/**
+	 * The claim. On PostgreSQL one statement that either inserts the row or reads the one it lost to (its
+	 * result has the columns {@code won_id} and then {@link #ANSWER_COLUMNS}); elsewhere an insert that
+	 * inserts nothing, or fails on the unique key, when it loses, and is followed by {@link #findClaimed}.
+	 */
 	final String claim;
+
+	final String findClaimed;
 
 	final String findByKey;
 
@@ -19,8 +33,6 @@ final class LedgerStatements {
 	final String addReplays;
 
 	final String findStale;
-
-	final String lease;
 
 	final String resolve;
 
@@ -38,6 +50,8 @@ final class LedgerStatements {
 
 	private final String heartbeatPrefix;
 
+	private final String leasePrefix;
+
 	private final LedgerDialect dialect;
 
 	private final String table;
@@ -47,9 +61,9 @@ final class LedgerStatements {
 		this.table = tableName.qualified();
 		String table = tableName.qualified();
 		String now = dialect.now();
-		this.claim = "INSERT INTO " + table + " (idempotency_key, run_id, user_id, tool, arguments, status, started_at)"
-				+ " VALUES (?, ?, ?, ?, " + dialect.json() + ", 'attempting', " + now + ")"
-				+ dialect.claimConflictClause();
+		String unsettled = dialect.unsettled();
+		this.claim = dialect.claim(table);
+		this.findClaimed = "SELECT " + ANSWER_COLUMNS + " FROM " + table + " WHERE idempotency_key = ?";
 		this.findByKey = "SELECT " + COLUMNS + " FROM " + table + " WHERE idempotency_key = ?";
 		// Only the attempt holding the claim records its outcome: it expects the row still attempting.
 		this.recordOutcome = "UPDATE " + table + " SET status = ?, result = " + dialect.json() + ", error = ?,"
@@ -57,27 +71,27 @@ final class LedgerStatements {
 		this.addReplays = "UPDATE " + table + " SET replay_count = replay_count + ?, last_replay_at = " + now
 				+ " WHERE idempotency_key = ?";
 		this.findStale = findStale(table, dialect, "");
-		this.lease = "UPDATE " + table + " SET reconcile_owner = ?, reconcile_after = " + dialect.nowPlusMicros()
-				+ ", reconcile_attempts = reconcile_attempts + 1 WHERE id = ?";
+		this.leasePrefix = "UPDATE " + table + " SET reconcile_owner = ?, reconcile_after = " + dialect.nowPlusMicros()
+				+ ", reconcile_attempts = reconcile_attempts + 1 WHERE id IN (";
 		this.resolve = "UPDATE " + table + " SET status = ?, result = " + dialect.json() + ", error = ?, finished_at = "
 				+ now + ", reconcile_owner = NULL, reconcile_after = NULL WHERE id = ? AND reconcile_owner = ? AND "
-				+ UNSETTLED;
+				+ unsettled;
 		this.postpone = "UPDATE " + table + " SET reconcile_owner = NULL, reconcile_after = " + dialect.nowPlusMicros()
-				+ " WHERE id = ? AND reconcile_owner = ? AND " + UNSETTLED;
+				+ " WHERE id = ? AND reconcile_owner = ? AND " + unsettled;
 		this.purgeSettled = dialect.purge(table, SETTLED + " AND started_at < " + dialect.nowMinusMicros());
 		this.replayStatistics = "SELECT COUNT(*), COALESCE(SUM(replay_count), 0) FROM " + table
 				+ " WHERE started_at > " + dialect.nowMinusMicros();
 		this.countByStatus = "SELECT status, COUNT(*) FROM " + table + " GROUP BY status";
-		this.oldestUnsettled = "SELECT " + COLUMNS + " FROM " + table + " WHERE " + UNSETTLED
-				+ " ORDER BY started_at LIMIT ?";
+		this.oldestUnsettled = "SELECT " + COLUMNS + " FROM " + table + " WHERE " + unsettled + " ORDER BY "
+				+ dialect.unsettledSince() + " LIMIT ?";
 		this.heartbeatPrefix = "UPDATE " + table + " SET heartbeat_at = " + now + " WHERE status = 'attempting'"
 				+ " AND idempotency_key IN (";
-		this.countAwaitingHuman = "SELECT COUNT(*) FROM " + table + " WHERE " + UNSETTLED + " AND reconcile_attempts >= ?";
+		this.countAwaitingHuman = "SELECT COUNT(*) FROM " + table + " WHERE " + unsettled + " AND reconcile_attempts >= ?";
 	}
 
 	/** Marks that many keys' calls, given as parameters, as still executing. */
 	String heartbeat(int keys) {
-		return this.heartbeatPrefix + String.join(", ", java.util.Collections.nCopies(keys, "?")) + ")";
+		return this.heartbeatPrefix + parameters(keys) + ")";
 	}
 
 	/** The stale rows of only some tools, or of all but some tools, given as that many parameters. */
@@ -85,18 +99,41 @@ final class LedgerStatements {
 		if (tools == 0) {
 			return only ? null : this.findStale;
 		}
-		String names = String.join(", ", java.util.Collections.nCopies(tools, "?"));
-		return findStale(this.table, this.dialect, " AND tool " + (only ? "IN" : "NOT IN") + " (" + names + ")");
+		return findStale(this.table, this.dialect, " AND tool " + (only ? "IN" : "NOT IN") + " (" + parameters(tools) + ")");
+	}
+
+	/**
+	 * Leases that many rows, given by id after the owner and the lease's length. Where the dialect
+	 * {@linkplain LedgerDialect#leasesInOneStatement() leases in one statement}, this is not used.
+	 */
+	String lease(int rows) {
+		return this.leasePrefix + parameters(rows) + ")";
+	}
+
+	/**
+	 * Finds the stale rows and leases them in one statement, returning them: for a dialect that
+	 * {@linkplain LedgerDialect#leasesInOneStatement() can}. Parameters: the owner, the lease's length, then
+	 * those of {@code findStale}.
+	 */
+	String leaseInOneStatement(String findStale) {
+		String ids = findStale.replaceFirst("^SELECT " + COLUMNS + " ", "SELECT id ");
+		return this.leasePrefix + ids + ") RETURNING " + COLUMNS;
+	}
+
+	private static String parameters(int count) {
+		return String.join(", ", Collections.nCopies(count, "?"));
 	}
 
 	private static String findStale(String table, LedgerDialect dialect, String toolCondition) {
 		// A call whose executing instance still beats is not stale, however long it has run. Its heartbeat is
-		// never older than its claim, so the claim time alone selects the candidates: a range of the index in
-		// started_at order, where the limit stops the scan, and the locking read locks no more rows than it takes.
-		return "SELECT " + COLUMNS + " FROM " + table + " WHERE " + UNSETTLED + " AND started_at < "
+		// never older than its claim, so the claim time alone selects the candidates: a range of the queue's
+		// index in claim order, where the limit stops the scan, and the locking read locks no more rows than it
+		// takes.
+		String since = dialect.unsettledSince();
+		return "SELECT " + COLUMNS + " FROM " + table + " WHERE " + dialect.unsettled() + " AND " + since + " < "
 				+ dialect.nowMinusMicros() + " AND (heartbeat_at IS NULL OR heartbeat_at < " + dialect.nowMinusMicros()
 				+ ")" + " AND (reconcile_after IS NULL OR reconcile_after < " + dialect.now() + ")"
-				+ toolCondition + " ORDER BY started_at LIMIT ? FOR UPDATE SKIP LOCKED";
+				+ toolCondition + " ORDER BY " + since + " LIMIT ? FOR UPDATE SKIP LOCKED";
 	}
 
 }

@@ -10,6 +10,16 @@ class H2LedgerTest extends LedgerContractTests {
 	private static final DataSource dataSource = TestDatabases.dataSource(TestDatabase.H2);
 
 	@Override
+	int replayRoundTrips() {
+		return 2;
+	}
+
+	@Override
+	int leaseRoundTrips() {
+		return 4;
+	}
+
+	@Override
 	DataSource dataSource() {
 		return dataSource;
 	}

@@ -23,9 +23,12 @@ import javax.sql.DataSource;
 
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.key.IdempotencyKeys;
+import io.idempotency.testsupport.CountingDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -50,7 +53,7 @@ abstract class LedgerContractTests {
 
 	static final String USER = "user-a";
 
-	private DataSource dataSource;
+	DataSource dataSource;
 
 	JdbcLedger ledger;
 
@@ -738,6 +741,153 @@ abstract class LedgerContractTests {
 		this.ledger.flushReplayCounts();
 		assertThat(this.jdbc.queryForObject("SELECT SUM(replay_count) FROM " + TABLE, Long.class))
 			.isEqualTo((long) threads * claimsPerThread - requests.size());
+	}
+
+	@ParameterizedTest(name = "{0} threads")
+	@ValueSource(ints = { 8, 32 })
+	void threadsClaimingAndSettlingDistinctKeysNeverDeadlock(int threads) throws Exception {
+		int rounds = 15;
+		int callsPerThread = 10;
+		inRounds(threads, rounds, (run, thread) -> {
+			// Several calls of each thread in flight at once, as under load: each outcome is written while
+			// other threads' rows are attempting and new claims are arriving.
+			List<ClaimRequest> claimed = new ArrayList<>();
+			for (int i = 0; i < callsPerThread; i++) {
+				ClaimRequest request = request(run, "{\"thread\":" + thread + ",\"n\":" + i + "}");
+				assertThat(this.ledger.claim(request)).isInstanceOf(Claim.Won.class);
+				claimed.add(request);
+			}
+			for (int i = 0; i < claimed.size(); i++) {
+				IdempotencyKey key = claimed.get(i).key();
+				boolean recorded = switch (i % 3) {
+					case 0 -> this.ledger.recordSucceeded(key, "{\"n\":" + i + "}");
+					case 1 -> this.ledger.recordFailed(key, "declined");
+					default -> this.ledger.recordUnknown(key, null);
+				};
+				assertThat(recorded).isTrue();
+			}
+		});
+
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE + " WHERE status <> 'attempting'",
+				Integer.class)).isEqualTo(rounds * threads * callsPerThread);
+	}
+
+	@ParameterizedTest(name = "{0} threads")
+	@ValueSource(ints = { 8, 32 })
+	void threadsClaimingAndSettlingDistinctKeysInTheirOwnTransactionsNeverDeadlock(int threads) throws Exception {
+		int rounds = 15;
+		int callsPerThread = 10;
+		TransactionTemplate callers = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		callers.setIsolationLevel(TransactionTemplate.ISOLATION_READ_COMMITTED);
+		JdbcLedger joined = this.ledger.inCallersTransaction();
+		inRounds(threads, rounds, (run, thread) -> {
+			for (int i = 0; i < callsPerThread; i++) {
+				ClaimRequest request = request(run, "{\"thread\":" + thread + ",\"n\":" + i + "}");
+				callers.executeWithoutResult((status) -> {
+					assertThat(joined.claim(request)).isInstanceOf(Claim.Won.class);
+					assertThat(joined.recordSucceeded(request.key(), "{}")).isTrue();
+				});
+			}
+		});
+
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE + " WHERE status = 'succeeded'",
+				Integer.class)).isEqualTo(rounds * threads * callsPerThread);
+	}
+
+	/** What one thread does in one round, given the round's run and the thread's number. */
+	private interface RoundBody {
+
+		void run(String run, int thread) throws Exception;
+
+	}
+
+	/** Runs the body on that many threads at once, released together, round after round. */
+	private static void inRounds(int threads, int rounds, RoundBody body) throws Exception {
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			for (int round = 0; round < rounds; round++) {
+				String run = "round-" + threads + "-" + round;
+				CyclicBarrier start = new CyclicBarrier(threads);
+				List<Future<?>> running = new ArrayList<>();
+				for (int t = 0; t < threads; t++) {
+					int thread = t;
+					running.add(pool.submit(() -> {
+						start.await();
+						body.run(run, thread);
+						return null;
+					}));
+				}
+				for (Future<?> future : running) {
+					future.get();
+				}
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	// What each path costs in round trips
+
+	/** How many round trips a replay takes on this database. */
+	abstract int replayRoundTrips();
+
+	@Test
+	void anExecutedCallTakesTwoRoundTripsAndAReplayNoMoreThanThatWithNoStatementPreparedOnTheServer() {
+		CountingDataSource counting = new CountingDataSource(this.dataSource);
+		JdbcLedger ledger = new JdbcLedger(counting, TABLE, Redaction.defaults());
+		ClaimRequest request = request("r1", USER, ARGUMENTS);
+		ClaimRequest withoutUser = request("r2", null, ARGUMENTS);
+		counting.reset();
+
+		ledger.claim(request);
+		ledger.recordSucceeded(request.key(), null);
+		ledger.claim(withoutUser);
+		ledger.recordFailed(withoutUser.key(), "declined");
+
+		assertThat(counting.roundTrips()).as("%s", counting.statements()).isEqualTo(4);
+		counting.reset();
+
+		assertThat(ledger.claim(request)).isInstanceOf(Claim.Replay.class);
+		assertThat(ledger.claim(withoutUser)).isInstanceOf(Claim.PreviousAttemptFailed.class);
+
+		assertThat(counting.roundTrips()).as("%s", counting.statements()).isEqualTo(2L * replayRoundTrips());
+		assertThat(counting.parameterMetadataRequests()).isZero();
+	}
+
+	/** How many round trips leasing a batch of stale rows takes on this database, however many rows. */
+	abstract int leaseRoundTrips();
+
+	@Test
+	void leasingStaleRowsTakesAFixedNumberOfRoundTripsHoweverManyRowsItLeases() {
+		CountingDataSource counting = new CountingDataSource(this.dataSource);
+		JdbcLedger ledger = new JdbcLedger(counting, TABLE, Redaction.defaults());
+		for (int i = 0; i < 103; i++) {
+			this.ledger.claim(request("r1", "{\"n\":" + i + "}"));
+		}
+		counting.reset();
+
+		assertThat(ledger.leaseStale(Duration.ZERO, 3, Duration.ofMinutes(5))).hasSize(3);
+		long forThree = counting.roundTrips();
+		counting.reset();
+		assertThat(ledger.leaseStale(Duration.ZERO, 100, Duration.ofMinutes(5))).hasSize(100);
+
+		assertThat(counting.roundTrips()).as("%s", counting.statements()).isEqualTo(forThree).isEqualTo(leaseRoundTrips());
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE
+				+ " WHERE reconcile_owner IS NOT NULL AND reconcile_attempts = 1", Integer.class)).isEqualTo(103);
+	}
+
+	@Test
+	void aReplayAnswersWithTheStoredRowAndTheClaimsOwnKeyRunToolAndArguments() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		this.ledger.claim(request);
+		this.ledger.recordSucceeded(request.key(), "{\"ticketId\":\"T-7\"}");
+		LedgerEntry stored = this.ledger.find(request.key()).orElseThrow();
+
+		Claim.Replay replay = (Claim.Replay) this.ledger.claim(request);
+
+		assertThat(replay.entry()).usingRecursiveComparison().ignoringFields("arguments").isEqualTo(stored);
+		assertThat(replay.entry().arguments()).contains("Henderson Industrial").contains("seal failure");
 	}
 
 }

@@ -5,13 +5,28 @@ import java.util.Map;
 
 import javax.sql.DataSource;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 class MariaDbLedgerTest extends LedgerContractTests {
+
+	@Override
+	int replayRoundTrips() {
+		return 2;
+	}
+
+	@Override
+	int leaseRoundTrips() {
+		return 6;
+	}
 
 	@Override
 	DataSource dataSource() {
@@ -19,7 +34,7 @@ class MariaDbLedgerTest extends LedgerContractTests {
 	}
 
 	@Test
-	void theReconcilersQueryReadsARangeOfTheStatusIndex() {
+	void theReconcilersQueryReadsOneRangeOfTheIndexOfUnsettledRows() {
 		this.jdbc.update("INSERT INTO " + TABLE + " (idempotency_key, run_id, tool, arguments, status, started_at,"
 				+ " finished_at) SELECT CONCAT(MD5(seq), MD5(seq)), 'r', 't', '{}', IF(seq % 2 = 0, 'succeeded',"
 				+ " 'failed'), UTC_TIMESTAMP(6) - INTERVAL 1 DAY, UTC_TIMESTAMP(6) FROM seq_1_to_100000");
@@ -31,18 +46,48 @@ class MariaDbLedgerTest extends LedgerContractTests {
 		Map<String, Object> plan = this.jdbc.queryForMap("EXPLAIN " + statements().findStale,
 				Duration.ofMinutes(2).toNanos() / 1000, Duration.ofMinutes(2).toNanos() / 1000, 100);
 
-		assertThat(plan.get("key")).isEqualTo(TABLE + "_status_started_ix");
+		assertThat(plan.get("key")).isEqualTo(TABLE + "_unsettled_ix");
 		assertThat(Long.parseLong(String.valueOf(plan.get("rows")))).isLessThan(100);
 	}
 
-	/**
-	 * MariaDB reads the two unsettled statuses as two ranges of the (status, started_at) index and sorts
-	 * them by started_at, locking every candidate before the limit applies: a concurrent fetcher may get
-	 * fewer rows (never the same ones), as on H2.
-	 */
-	@Override
-	boolean skipLockedFillsTheLimit() {
-		return false;
+	@Test
+	void anOutcomeIsWrittenThroughTheUniqueKey() {
+		this.jdbc.update("INSERT INTO " + TABLE + " (idempotency_key, run_id, tool, arguments, status, started_at,"
+				+ " finished_at) SELECT CONCAT(MD5(seq), MD5(seq)), 'r', 't', '{}', IF(seq % 2 = 0, 'succeeded',"
+				+ " 'failed'), UTC_TIMESTAMP(6) - INTERVAL 1 DAY, UTC_TIMESTAMP(6) FROM seq_1_to_20000");
+		ClaimRequest request = request("r1", ARGUMENTS);
+		this.ledger.claim(request);
+		this.jdbc.execute("ANALYZE TABLE " + TABLE);
+
+		Map<String, Object> plan = this.jdbc.queryForMap("EXPLAIN " + statements().recordOutcome, "succeeded", "{}",
+				null, request.key().value());
+
+		assertThat(plan.get("key")).isEqualTo(TABLE + "_key_uk");
+		assertThat(String.valueOf(plan.get("rows"))).isEqualTo("1");
+	}
+
+	@Test
+	void aLostClaimIsNoServerErrorSoTheDriverLogsNothingPerReplay() {
+		Logger driver = (Logger) LoggerFactory.getLogger("org.mariadb.jdbc");
+		Level level = driver.getLevel();
+		ListAppender<ILoggingEvent> logged = new ListAppender<>();
+		logged.start();
+		driver.addAppender(logged);
+		driver.setLevel(Level.WARN);
+		try {
+			ClaimRequest request = request("r1", ARGUMENTS);
+			this.ledger.claim(request);
+			this.ledger.recordSucceeded(request.key(), "{}");
+			for (int i = 0; i < 3; i++) {
+				assertThat(this.ledger.claim(request)).isInstanceOf(Claim.Replay.class);
+			}
+		}
+		finally {
+			driver.detachAppender(logged);
+			driver.setLevel(level);
+		}
+
+		assertThat(logged.list).extracting(ILoggingEvent::getFormattedMessage).isEmpty();
 	}
 
 	private static LedgerStatements statements() {

@@ -43,7 +43,7 @@ class TableNameTest {
 		String script = LedgerSchema.createScript("mysql", "agents.tool_audit");
 		assertThat(script).contains("CREATE TABLE agents.tool_audit (")
 			.contains("CONSTRAINT tool_audit_pk PRIMARY KEY (id)")
-			.contains("CREATE INDEX tool_audit_status_started_ix ON agents.tool_audit (status, started_at)")
+			.contains("CREATE INDEX tool_audit_unsettled_ix ON agents.tool_audit (unsettled_since)")
 			.doesNotContain("agents.tool_audit_");
 	}
 
