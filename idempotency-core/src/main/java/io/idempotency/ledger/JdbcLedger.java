@@ -97,6 +97,8 @@ public final class JdbcLedger implements AutoCloseable {
 
 	private final boolean joinCallersTransaction;
 
+	private final SettledOutcomes settled;
+
 	/**
 	 * A ledger on the table {@code tool_audit} that redacts the {@linkplain Redaction#defaults() default
 	 * names}.
@@ -113,7 +115,21 @@ public final class JdbcLedger implements AutoCloseable {
 	 * @throws IllegalStateException if the database is not supported
 	 */
 	public JdbcLedger(DataSource dataSource, String tableName, Redaction redaction) {
+		this(dataSource, tableName, redaction, ReplayCache.off());
+	}
+
+	/**
+	 * A ledger on the given table that answers repeats of settled calls it has read from memory, as the
+	 * cache allows.
+	 * @param tableName the table, optionally schema-qualified; checked as an SQL identifier
+	 * @param redaction what to remove from arguments before they are stored
+	 * @param replayCache how many settled outcomes to keep in memory, and for how long
+	 * @throws IllegalArgumentException if the table name is not a valid SQL identifier
+	 * @throws IllegalStateException if the database is not supported
+	 */
+	public JdbcLedger(DataSource dataSource, String tableName, Redaction redaction, ReplayCache replayCache) {
 		Objects.requireNonNull(dataSource, "dataSource");
+		this.settled = new SettledOutcomes(Objects.requireNonNull(replayCache, "replayCache"));
 		this.table = TableName.of(tableName);
 		this.redaction = Objects.requireNonNull(redaction, "redaction");
 		this.dataSource = dataSource;
@@ -141,6 +157,7 @@ public final class JdbcLedger implements AutoCloseable {
 		this.replays = ledger.replays;
 		this.lateCompletions = ledger.lateCompletions;
 		this.inFlight = ledger.inFlight;
+		this.settled = ledger.settled;
 		this.joinCallersTransaction = joinCallersTransaction;
 	}
 
@@ -181,6 +198,10 @@ public final class JdbcLedger implements AutoCloseable {
 	 * @throws IllegalArgumentException if the arguments are not valid JSON
 	 */
 	public Claim claim(ClaimRequest request) {
+		LedgerEntry kept = this.settled.find(request.key());
+		if (kept != null) {
+			return counted(answerFrom(kept, request), request);
+		}
 		String storedArguments = this.redaction.redact(request.arguments(), request.sensitiveNames());
 		Claim claim = committed(() -> claimOnce(request, storedArguments));
 		if (claim instanceof Claim.Won && !this.joinCallersTransaction) {
@@ -188,10 +209,29 @@ public final class JdbcLedger implements AutoCloseable {
 			// caller's transaction is invisible to others until it commits with its outcome.
 			this.inFlight.add(request.key());
 		}
-		else if (!(claim instanceof Claim.Won) && !(claim instanceof Claim.HeldByAnotherUser)) {
+		else if (!this.joinCallersTransaction) {
+			// Read on a connection of the ledger's own, so committed: a settled row is final and may be kept.
+			// A row read in the caller's transaction may be its own, and may yet roll back.
+			answered(claim).ifPresent(this.settled::keep);
+		}
+		return counted(claim, request);
+	}
+
+	private Claim counted(Claim claim, ClaimRequest request) {
+		if (!(claim instanceof Claim.Won) && !(claim instanceof Claim.HeldByAnotherUser)) {
 			this.replays.record(request.key());
 		}
 		return claim;
+	}
+
+	private static Optional<LedgerEntry> answered(Claim claim) {
+		if (claim instanceof Claim.Replay replay) {
+			return Optional.of(replay.entry());
+		}
+		if (claim instanceof Claim.PreviousAttemptFailed failed) {
+			return Optional.of(failed.entry());
+		}
+		return Optional.empty();
 	}
 
 	private Claim claimOnce(ClaimRequest request, String storedArguments) {
@@ -477,6 +517,10 @@ public final class JdbcLedger implements AutoCloseable {
 			total += deleted;
 		}
 		while (deleted == batchSize);
+		if (total > 0) {
+			// Some of the rows kept in memory may be gone: their keys are free again.
+			this.settled.clear();
+		}
 		return total;
 	}
 

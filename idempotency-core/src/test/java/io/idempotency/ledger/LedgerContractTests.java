@@ -827,6 +827,101 @@ abstract class LedgerContractTests {
 		}
 	}
 
+	// Settled outcomes answered from memory
+
+	private JdbcLedger cachingLedger(DataSource dataSource) {
+		return new JdbcLedger(dataSource, TABLE, Redaction.defaults(), new ReplayCache(100, Duration.ofMinutes(10)));
+	}
+
+	@Test
+	void aRepeatOfASettledCallThisInstanceHasReadIsAnsweredWithoutTheDatabaseAndCountedAsAReplay() {
+		CountingDataSource counting = new CountingDataSource(this.dataSource);
+		JdbcLedger ledger = cachingLedger(counting);
+		ClaimRequest succeeded = request("r1", "{\"n\":1}");
+		ClaimRequest failed = request("r1", "{\"n\":2}");
+		ledger.claim(succeeded);
+		ledger.recordSucceeded(succeeded.key(), "{\"ticketId\":\"T-7\"}");
+		ledger.claim(failed);
+		ledger.recordFailed(failed.key(), "declined");
+		ledger.claim(succeeded);
+		ledger.claim(failed);
+		counting.reset();
+
+		for (int i = 0; i < 3; i++) {
+			assertThat(ledger.claim(succeeded)).isInstanceOfSatisfying(Claim.Replay.class,
+					(replay) -> assertThat(replay.result()).isEqualToIgnoringWhitespace("{\"ticketId\":\"T-7\"}"));
+			assertThat(ledger.claim(failed)).isInstanceOfSatisfying(Claim.PreviousAttemptFailed.class,
+					(previous) -> assertThat(previous.error()).isEqualTo("declined"));
+		}
+
+		assertThat(counting.roundTrips()).as("%s", counting.statements()).isZero();
+		assertThat(ledger.flushReplayCounts()).isEqualTo(2);
+		assertThat(this.jdbc.queryForList("SELECT replay_count FROM " + TABLE + " ORDER BY id", Integer.class))
+			.containsExactly(4, 4);
+	}
+
+	@Test
+	void aRepeatByAnotherUserIsRefusedFromMemoryAsFromTheDatabase() {
+		JdbcLedger ledger = cachingLedger(this.dataSource);
+		ClaimRequest mine = request("r1", USER, ARGUMENTS);
+		ledger.claim(mine);
+		ledger.recordSucceeded(mine.key(), "{}");
+		assertThat(ledger.claim(mine)).isInstanceOf(Claim.Replay.class);
+
+		ClaimRequest theirs = request("r1", "user-b", ARGUMENTS);
+
+		assertThat(theirs.key()).isEqualTo(mine.key());
+		assertThat(ledger.claim(theirs)).isEqualTo(new Claim.HeldByAnotherUser(theirs.key()));
+	}
+
+	@Test
+	void anUnsettledRowIsNeverAnsweredFromMemory() {
+		JdbcLedger ledger = cachingLedger(this.dataSource);
+		JdbcLedger executing = new JdbcLedger(this.dataSource, TABLE, Redaction.defaults());
+		ClaimRequest request = request("r1", ARGUMENTS);
+		executing.claim(request);
+		assertThat(ledger.claim(request)).isInstanceOf(Claim.InProgress.class);
+		executing.recordUnknown(request.key(), "timed out");
+		assertThat(ledger.claim(request)).isInstanceOf(Claim.InProgress.class);
+
+		LedgerEntry leased = executing.leaseStale(Duration.ZERO, 1, Duration.ofMinutes(5)).get(0);
+		executing.resolveSucceeded(leased, "{\"ticketId\":\"T-9\"}");
+
+		assertThat(ledger.claim(request)).isInstanceOfSatisfying(Claim.Replay.class,
+				(replay) -> assertThat(replay.result()).isEqualToIgnoringWhitespace("{\"ticketId\":\"T-9\"}"));
+	}
+
+	@Test
+	void aRowReadInTheCallersTransactionIsNotKeptForItMayRollBack() {
+		JdbcLedger ledger = cachingLedger(this.dataSource);
+		JdbcLedger joined = ledger.inCallersTransaction();
+		TransactionTemplate callers = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		callers.setIsolationLevel(TransactionTemplate.ISOLATION_READ_COMMITTED);
+		ClaimRequest request = request("r1", ARGUMENTS);
+
+		callers.executeWithoutResult((status) -> {
+			assertThat(joined.claim(request)).isInstanceOf(Claim.Won.class);
+			joined.recordSucceeded(request.key(), "{}");
+			assertThat(joined.claim(request)).isInstanceOf(Claim.Replay.class);
+			status.setRollbackOnly();
+		});
+
+		assertThat(ledger.claim(request)).isEqualTo(new Claim.Won(request.key()));
+	}
+
+	@Test
+	void purgingForgetsWhatIsKeptSoAPurgedKeyRunsAgain() {
+		JdbcLedger ledger = cachingLedger(this.dataSource);
+		ClaimRequest request = request("r1", ARGUMENTS);
+		ledger.claim(request);
+		ledger.recordSucceeded(request.key(), "{}");
+		assertThat(ledger.claim(request)).isInstanceOf(Claim.Replay.class);
+
+		assertThat(ledger.purgeSettled(Duration.ZERO, 10)).isEqualTo(1);
+
+		assertThat(ledger.claim(request)).isEqualTo(new Claim.Won(request.key()));
+	}
+
 	// What each path costs in round trips
 
 	/** How many round trips a replay takes on this database. */

@@ -37,7 +37,8 @@ public class IdempotencyLedgerAutoConfiguration {
 	@DependsOnDatabaseInitialization
 	JdbcLedger idempotencyLedger(ObjectProvider<DataSource> dataSources,
 			@IdempotencyDataSource ObjectProvider<DataSource> idempotencyDataSource, IdempotencyProperties properties) {
-		return new JdbcLedger(ledgerDataSource(dataSources, idempotencyDataSource), properties.getJdbc().getTableName(), IdempotencyProperties.redactionOf(properties));
+		return new JdbcLedger(ledgerDataSource(dataSources, idempotencyDataSource), properties.getJdbc().getTableName(),
+				IdempotencyProperties.redactionOf(properties), IdempotencyProperties.replayCacheOf(properties));
 	}
 
 	@Bean

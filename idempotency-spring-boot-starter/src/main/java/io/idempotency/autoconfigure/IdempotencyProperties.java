@@ -49,6 +49,8 @@ public class IdempotencyProperties {
 
 	private final Retention retention = new Retention();
 
+	private final ReplayCache replayCache = new ReplayCache();
+
 	private final Heartbeat heartbeat = new Heartbeat();
 
 	private final SpringAi springAi = new SpringAi();
@@ -129,6 +131,10 @@ public class IdempotencyProperties {
 
 	public Heartbeat getHeartbeat() {
 		return this.heartbeat;
+	}
+
+	public ReplayCache getReplayCache() {
+		return this.replayCache;
 	}
 
 	public Retention getRetention() {
@@ -518,12 +524,64 @@ public class IdempotencyProperties {
 
 	}
 
+	/** Settled outcomes kept in memory to answer repeats on this instance without the database. */
+	public static class ReplayCache {
+
+		/** Whether repeats of settled calls this instance has read are answered from memory. */
+		private boolean enabled = true;
+
+		/** How many settled outcomes are kept at most; the oldest kept goes first. */
+		private int maximumEntries = 10_000;
+
+		/** How long an outcome is answered from memory after it was read; keep it well below the retention period. */
+		private Duration timeToLive = Duration.ofMinutes(10);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public int getMaximumEntries() {
+			return this.maximumEntries;
+		}
+
+		public void setMaximumEntries(int maximumEntries) {
+			this.maximumEntries = maximumEntries;
+		}
+
+		public Duration getTimeToLive() {
+			return this.timeToLive;
+		}
+
+		public void setTimeToLive(Duration timeToLive) {
+			this.timeToLive = timeToLive;
+		}
+
+	}
+
 	List<String> unknownExceptionsOrEmpty() {
 		return (this.unknownExceptions != null) ? this.unknownExceptions : List.of();
 	}
 
 	Set<String> redactionNames() {
 		return (this.redaction.names != null) ? this.redaction.names : Set.of();
+	}
+
+	static io.idempotency.ledger.ReplayCache replayCacheOf(IdempotencyProperties properties) {
+		ReplayCache cache = properties.getReplayCache();
+		if (!cache.isEnabled()) {
+			return io.idempotency.ledger.ReplayCache.off();
+		}
+		try {
+			return new io.idempotency.ledger.ReplayCache(cache.getMaximumEntries(), cache.getTimeToLive());
+		}
+		catch (IllegalArgumentException | NullPointerException ex) {
+			throw new IllegalStateException("idempotency.replay-cache is not valid: " + ex.getMessage()
+					+ " (maximum-entries must be 0 or more, time-to-live positive; enabled=false turns the cache off)", ex);
+		}
 	}
 
 	static io.idempotency.ledger.Redaction redactionOf(IdempotencyProperties properties) {

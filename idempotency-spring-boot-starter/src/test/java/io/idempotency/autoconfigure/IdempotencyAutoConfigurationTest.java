@@ -111,6 +111,50 @@ class IdempotencyAutoConfigurationTest {
 		});
 	}
 
+	@Test
+	void aRepeatOfASettledCallThisInstanceHasReadIsAnsweredFromMemoryByDefault() {
+		this.runner.withUserConfiguration(Tools.class).run((context) -> {
+			QuoteTool tool = context.getBean(QuoteTool.class);
+			String executed = draft(tool, "r1");
+			draft(tool, "r1");
+			// Only memory still knows the call now.
+			new JdbcTemplate(context.getBean(DataSource.class)).update("DELETE FROM tool_audit");
+
+			assertThat(draft(tool, "r1")).isEqualTo(executed);
+			assertThat(tool.quotes()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void theReplayCacheCanBeTurnedOff() {
+		this.runner.withUserConfiguration(Tools.class)
+			.withPropertyValues("idempotency.replay-cache.enabled=false")
+			.run((context) -> {
+				QuoteTool tool = context.getBean(QuoteTool.class);
+				draft(tool, "r1");
+				draft(tool, "r1");
+				new JdbcTemplate(context.getBean(DataSource.class)).update("DELETE FROM tool_audit");
+
+				draft(tool, "r1");
+				assertThat(tool.quotes()).isEqualTo(2);
+			});
+	}
+
+	@Test
+	void aReplayCacheWithANegativeSizeStopsTheStartAndSaysWhy() {
+		this.runner.withUserConfiguration(Tools.class)
+			.withPropertyValues("idempotency.replay-cache.maximum-entries=-1")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("maximumEntries must not be negative, but was -1"));
+		this.runner.withUserConfiguration(Tools.class)
+			.withPropertyValues("idempotency.replay-cache.time-to-live=0s")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("idempotency.replay-cache is not valid: timeToLive must be positive"));
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class OwnBeans {
 
@@ -444,7 +488,9 @@ class IdempotencyAutoConfigurationTest {
 					"idempotency.jdbc.initialize-schema", "idempotency.missing-run", "idempotency.redaction.names",
 					"idempotency.retention.period", "idempotency.reconciler.stale-after",
 					"idempotency.reconciler.stale-after-by-tool", "idempotency.reconciler.max-attempts",
-					"idempotency.tool-context.run-id-key", "idempotency.unknown-exceptions");
+					"idempotency.tool-context.run-id-key", "idempotency.unknown-exceptions",
+					"idempotency.replay-cache.enabled", "idempotency.replay-cache.maximum-entries",
+					"idempotency.replay-cache.time-to-live");
 			assertThat(properties.values()).allSatisfy((p) -> assertThat(p.has("description"))
 				.as("description of %s", p.get("name"))
 				.isTrue());
