@@ -2,12 +2,8 @@ package io.idempotency.key;
 
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * The idempotency key of one intended action: the SHA-256 of the canonical envelope of tool, run and
@@ -20,15 +16,13 @@ import java.util.regex.Pattern;
  */
 public record IdempotencyKey(String value) {
 
-	private static final Pattern SHAPE = Pattern.compile("[0-9a-f]{64}");
-
 	/**
 	 * Wraps an existing key value, for example one read back from the ledger.
 	 * @throws IllegalArgumentException if the value is not 64 lowercase hex characters
 	 */
 	public IdempotencyKey {
 		Objects.requireNonNull(value, "value");
-		if (!SHAPE.matcher(value).matches()) {
+		if (!isKeyShaped(value)) {
 			throw new IllegalArgumentException(
 					"An idempotency key is 64 lowercase hex characters, but got '" + value + "'");
 		}
@@ -65,20 +59,24 @@ public record IdempotencyKey(String value) {
 			throw new IllegalArgumentException("The method of a request must not be blank");
 		}
 		Objects.requireNonNull(uri, "uri");
-		HexFormat hex = HexFormat.of();
-		String bodyHash = hex.formatHex(sha256().digest((body != null) ? body : new byte[0]));
+		String bodyHash = Sha256.hex((body != null) ? body : new byte[0]);
 		String request = "idempotency-request-v1\n" + this.value + "\n" + method.toUpperCase(Locale.ROOT) + "\n"
 				+ uri.toASCIIString() + "\n" + bodyHash;
-		return hex.formatHex(sha256().digest(request.getBytes(StandardCharsets.UTF_8)));
+		return Sha256.hex(request.getBytes(StandardCharsets.UTF_8));
 	}
 
-	private static MessageDigest sha256() {
-		try {
-			return MessageDigest.getInstance("SHA-256");
+	/** 64 lowercase hex characters: checked by hand, as every key read from the ledger is checked. */
+	private static boolean isKeyShaped(String value) {
+		if (value.length() != 64) {
+			return false;
 		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("Every Java platform provides SHA-256", ex);
+		for (int i = 0; i < 64; i++) {
+			char c = value.charAt(i);
+			if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+				return false;
+			}
 		}
+		return true;
 	}
 
 	@Override

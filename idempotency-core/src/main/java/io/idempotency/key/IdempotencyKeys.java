@@ -3,9 +3,6 @@ package io.idempotency.key;
 import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -13,6 +10,8 @@ import java.util.Set;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.util.ConcurrentReferenceHashMap;
 
 /**
  * Derives idempotency keys (key specification version 1): the SHA-256 of the canonical JSON envelope
@@ -39,6 +38,9 @@ public final class IdempotencyKeys {
 	 * arguments, and cyclic object graphs, are refused with the path where the limit was passed.
 	 */
 	public static final int MAX_DEPTH = 64;
+
+	/** Each tool method's argument names, read by reflection once; held softly, so classes can unload. */
+	private static final Map<Method, String[]> ARGUMENT_NAMES = new ConcurrentReferenceHashMap<>();
 
 	private IdempotencyKeys() {
 	}
@@ -119,13 +121,25 @@ public final class IdempotencyKeys {
 	/** The arguments of an invocation by parameter name, without context parameters, in declaration order. */
 	static Map<String, Object> argumentsOf(Method method, Object[] args) {
 		Objects.requireNonNull(method, "method");
-		Parameter[] parameters = method.getParameters();
+		String[] names = ARGUMENT_NAMES.computeIfAbsent(method, IdempotencyKeys::argumentNames);
 		int given = (args != null) ? args.length : 0;
-		if (given != parameters.length) {
-			throw new IllegalArgumentException("Method " + method.toGenericString() + " takes " + parameters.length
+		if (given != names.length) {
+			throw new IllegalArgumentException("Method " + method.toGenericString() + " takes " + names.length
 					+ " arguments, but " + given + " were given");
 		}
 		Map<String, Object> arguments = new LinkedHashMap<>();
+		for (int i = 0; i < names.length; i++) {
+			if (names[i] != null) {
+				arguments.put(names[i], args[i]);
+			}
+		}
+		return arguments;
+	}
+
+	/** The argument name of each parameter, {@code null} for a context parameter: read once per method. */
+	private static String[] argumentNames(Method method) {
+		Parameter[] parameters = method.getParameters();
+		String[] names = new String[parameters.length];
 		for (int i = 0; i < parameters.length; i++) {
 			Parameter parameter = parameters[i];
 			if (isContextType(parameter.getType())) {
@@ -136,9 +150,9 @@ public final class IdempotencyKeys {
 						+ " are not available: compile with -parameters (maven-compiler-plugin <parameters>true</parameters>,"
 						+ " Gradle options.compilerArgs << '-parameters'), because keys are derived by parameter name");
 			}
-			arguments.put(parameter.getName(), args[i]);
+			names[i] = parameter.getName();
 		}
-		return arguments;
+		return names;
 	}
 
 	/** The canonical envelope of a call whose arguments are JSON text: what {@link #derive} hashes. */
@@ -163,17 +177,7 @@ public final class IdempotencyKeys {
 	}
 
 	private static IdempotencyKey hash(String canonicalJson) {
-		byte[] canonical = canonicalJson.getBytes(StandardCharsets.UTF_8);
-		return new IdempotencyKey(HexFormat.of().formatHex(sha256().digest(canonical)));
-	}
-
-	private static MessageDigest sha256() {
-		try {
-			return MessageDigest.getInstance("SHA-256");
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("Every Java platform provides SHA-256", ex);
-		}
+		return new IdempotencyKey(Sha256.hex(canonicalJson.getBytes(StandardCharsets.UTF_8)));
 	}
 
 	private static String requireText(String value, String name) {

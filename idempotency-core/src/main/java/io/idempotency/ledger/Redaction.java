@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.Set;
 
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -71,11 +73,45 @@ public final class Redaction {
 	 */
 	public String redact(String argumentsJson, Set<String> sensitiveNames) {
 		Set<String> names = namesWith(sensitiveNames);
-		if (names.isEmpty()) {
+		// Checked as JSON even when nothing is to be redacted: nothing that is not JSON reaches the table.
+		if (!namesAny(argumentsJson, names)) {
 			return argumentsJson;
 		}
 		JsonNode tree = parse(argumentsJson);
 		return redact(tree, names, null) ? MAPPER.writeValueAsString(tree) : argumentsJson;
+	}
+
+	/**
+	 * Whether a member of the JSON value has one of the names, read as a stream of tokens: the arguments are
+	 * checked as JSON without building a tree, and copied into one only when something is to be redacted.
+	 */
+	private static boolean namesAny(String argumentsJson, Set<String> names) {
+		try (JsonParser parser = MAPPER.createParser(argumentsJson)) {
+			int depth = 0;
+			do {
+				JsonToken token = parser.nextToken();
+				if (token == null) {
+					throw new IllegalArgumentException("The arguments to store are not valid JSON: they end early");
+				}
+				if (token == JsonToken.PROPERTY_NAME && names.contains(normalise(parser.currentName()))) {
+					return true;
+				}
+				if (token.isStructStart()) {
+					depth++;
+				}
+				else if (token.isStructEnd()) {
+					depth--;
+				}
+			}
+			while (depth > 0);
+			if (parser.nextToken() != null) {
+				throw new IllegalArgumentException("The arguments to store are not valid JSON: more follows the value");
+			}
+			return false;
+		}
+		catch (JacksonException ex) {
+			throw new IllegalArgumentException("The arguments to store are not valid JSON: " + ex.getOriginalMessage(), ex);
+		}
 	}
 
 	/** Whether a member of this name is redacted (with no names marked sensitive by the call). */

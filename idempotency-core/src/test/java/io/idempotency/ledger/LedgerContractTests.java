@@ -437,6 +437,12 @@ abstract class LedgerContractTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.ledger.claim(new ClaimRequest(key, "r1", USER, "t", "{\"a\":")))
 			.withMessageContaining("not valid JSON");
+		JdbcLedger redactingNothing = new JdbcLedger(this.dataSource, TABLE, Redaction.none());
+		for (String notJson : List.of("{\"a\":", "{\"a\":1} x", "{\"a\":1}}", "", "{'a':1}")) {
+			assertThatIllegalArgumentException().as(notJson)
+				.isThrownBy(() -> redactingNothing.claim(new ClaimRequest(key, "r1", USER, "t", notJson)))
+				.withMessageContaining("not valid JSON");
+		}
 		assertThat(this.ledger.find(key)).isEmpty();
 	}
 
