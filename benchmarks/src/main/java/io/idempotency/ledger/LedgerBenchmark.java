@@ -25,10 +25,10 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * The ledger's cost on a real database, as ratios to a floor measured in the same run: one round trip
- * ({@code SELECT 1}) through the same pool. A won claim should cost about one round trip, an executed
- * call (claim and outcome) about two, and a replay (losing insert and read) about two, with no durable
- * commit of its own: replay counts are written in batches.
+ * The ledger alone, without the proxy, on a real database, as ratios to a floor measured in the same run:
+ * one round trip ({@code SELECT 1}) through the same pool. A won claim costs one round trip, an executed
+ * call (claim and outcome) two, and a replay one on PostgreSQL (two elsewhere), with no durable commit of
+ * its own: replay counts are written in batches. {@code -p database=MARIADB} or {@code H2} for the others.
  *
  * <p>The database is found as the tests find theirs ({@code IDEMPOTENCY_TEST_POSTGRES_URL} and so on).
  */

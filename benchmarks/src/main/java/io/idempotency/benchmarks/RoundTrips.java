@@ -1,0 +1,85 @@
+package io.idempotency.benchmarks;
+
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+
+import io.idempotency.testsupport.CountingDataSource;
+import io.idempotency.testsupport.TestDatabase;
+
+/**
+ * Counts the round trips of each path of a tool call, and of its floor, through a counting
+ * {@code DataSource}: every statement, commit, rollback and isolation query is one. Run it with
+ * {@code java -cp benchmarks/target/benchmarks.jar io.idempotency.benchmarks.RoundTrips [DATABASE...]}.
+ */
+public final class RoundTrips {
+
+	private static final int CALLS = 100;
+
+	private RoundTrips() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		List<TestDatabase> databases = (args.length == 0) ? List.of(TestDatabase.POSTGRESQL, TestDatabase.MARIADB,
+				TestDatabase.H2) : java.util.Arrays.stream(args).map(TestDatabase::valueOf).toList();
+		for (TestDatabase database : databases) {
+			try (BenchmarkDatabase db = new BenchmarkDatabase(database)) {
+				CountingDataSource counting = new CountingDataSource(db.dataSource());
+				Map<String, Double> perCall = new TreeMap<>();
+				try (Agent agent = new Agent(counting, false); Agent caching = new Agent(counting, true)) {
+					perCall.put("executed", count(counting, agent::executed));
+					perCall.put("executed in transaction", count(counting, agent::executedInTransaction));
+					perCall.put("replay", count(counting, agent::replay));
+					caching.replay();
+					perCall.put("replay, answered from memory", count(counting, caching::replay));
+					String replayed = db.nextKey();
+					db.floors().executed(replayed, CallBenchmark.ARGUMENTS, CallBenchmark.RESULT);
+					CountingDataSource counted = new CountingDataSource(db.dataSource());
+					Floors floors = new Floors(database, counted);
+					perCall.put("floor: executed", count(counted, () -> unchecked(
+							() -> floors.executed(db.nextKey(), CallBenchmark.ARGUMENTS, CallBenchmark.RESULT))));
+					perCall.put("floor: executed in one transaction", count(counted, () -> unchecked(
+							() -> floors.executedInOneTransaction(db.nextKey(), CallBenchmark.ARGUMENTS, CallBenchmark.RESULT))));
+					perCall.put("floor: replay", count(counted, () -> unchecked(() -> floors.replay(replayed))));
+					CountingDataSource manualCommit = new CountingDataSource(db.withAutoCommitOff());
+					try (Agent onManualCommit = new Agent(manualCommit, false)) {
+						perCall.put("executed, pool with auto-commit off", count(manualCommit, onManualCommit::executed));
+						perCall.put("replay, pool with auto-commit off", count(manualCommit, onManualCommit::replay));
+					}
+					counting.reset();
+					agent.ledger().leaseStale(java.time.Duration.ZERO, 100, java.time.Duration.ofMinutes(5));
+					perCall.put("reconciler: lease up to 100 stale rows", (double) counting.roundTrips());
+					counting.reset();
+					agent.ledger().flushReplayCounts();
+				}
+				System.out.println(database + " round trips per call (" + CALLS + " calls each)");
+				perCall.forEach((path, trips) -> System.out.printf("  %-40s %5.2f%n", path, trips));
+			}
+		}
+	}
+
+	private static double count(CountingDataSource counting, Supplier<?> call) {
+		counting.reset();
+		for (int i = 0; i < CALLS; i++) {
+			call.get();
+		}
+		return (double) counting.roundTrips() / CALLS;
+	}
+
+	private interface SqlCall {
+
+		Object call() throws Exception;
+
+	}
+
+	private static Object unchecked(SqlCall call) {
+		try {
+			return call.call();
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}
