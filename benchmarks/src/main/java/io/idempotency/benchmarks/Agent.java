@@ -1,6 +1,7 @@
 package io.idempotency.benchmarks;
 
 import java.time.Duration;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
@@ -36,6 +37,9 @@ final class Agent implements AutoCloseable {
 	private final JdbcLedger ledger;
 
 	private final AtomicLong runs = new AtomicLong();
+
+	/** Runs of this agent only: two agents on one table never repeat each other's calls. */
+	private final String runPrefix = "run-" + UUID.randomUUID() + "-";
 
 	private final Run replayedRun = new Run("replayed-run", USER);
 
@@ -82,7 +86,7 @@ final class Agent implements AutoCloseable {
 	}
 
 	private Run nextRun() {
-		return new Run("run-" + this.runs.incrementAndGet(), USER);
+		return new Run(this.runPrefix + this.runs.incrementAndGet(), USER);
 	}
 
 	@Override
