@@ -1,10 +1,12 @@
 package io.idempotency.benchmarks;
 
+import java.sql.Connection;
 import java.util.Map;
 
 import io.idempotency.testsupport.TestDatabase;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 /**
  * What one call writes to PostgreSQL's write-ahead log, and whether its outcome's update is a HOT update
@@ -20,15 +22,20 @@ public final class WalPerCall {
 
 	public static void main(String[] args) throws Exception {
 		try (BenchmarkDatabase db = new BenchmarkDatabase(TestDatabase.POSTGRESQL);
-				Agent agent = new Agent(db.dataSource(), false)) {
-			JdbcTemplate jdbc = new JdbcTemplate(db.dataSource());
-			measure("executed call", jdbc, CALLS, () -> agent.executed());
-			measure("floor: insert and update by hand", jdbc, CALLS,
-					() -> db.floors().executed(db.nextKey(), CallBenchmark.ARGUMENTS, CallBenchmark.RESULT));
-			measure("replay (counts flushed afterwards)", jdbc, 0, () -> agent.replay());
-			long lsn = lsn(jdbc);
-			agent.ledger().flushReplayCounts();
-			System.out.printf("  flushing the replay counts of one key: %d WAL bytes%n", lsn(jdbc) - lsn);
+				Connection connection = db.dataSource().getConnection()) {
+			// Every call on one connection, whose statistics are flushed before they are read.
+			SingleConnectionDataSource single = new SingleConnectionDataSource(connection, true);
+			JdbcTemplate jdbc = new JdbcTemplate(single);
+			Floors floors = new Floors(TestDatabase.POSTGRESQL, single);
+			try (Agent agent = new Agent(single, false)) {
+				measure("executed call", jdbc, () -> agent.executed());
+				measure("floor: insert and update by hand", jdbc,
+						() -> floors.executed(db.nextKey(), CallBenchmark.ARGUMENTS, CallBenchmark.RESULT));
+				measure("replay (counts flushed afterwards)", jdbc, () -> agent.replay());
+				long lsn = lsn(jdbc);
+				agent.ledger().flushReplayCounts();
+				System.out.printf("  flushing the replay counts of one key: %d WAL bytes%n", lsn(jdbc) - lsn);
+			}
 		}
 	}
 
@@ -38,14 +45,14 @@ public final class WalPerCall {
 
 	}
 
-	private static void measure(String path, JdbcTemplate jdbc, long expectedUpdates, Call call) throws Exception {
+	private static void measure(String path, JdbcTemplate jdbc, Call call) throws Exception {
 		Map<String, Object> before = updates(jdbc);
 		long lsn = lsn(jdbc);
 		for (int i = 0; i < CALLS; i++) {
 			call.call();
 		}
 		long wal = lsn(jdbc) - lsn;
-		Map<String, Object> after = awaitStatistics(jdbc, before, expectedUpdates);
+		Map<String, Object> after = updates(jdbc);
 		long updates = ((Number) after.get("n_tup_upd")).longValue() - ((Number) before.get("n_tup_upd")).longValue();
 		long hot = ((Number) after.get("n_tup_hot_upd")).longValue()
 				- ((Number) before.get("n_tup_hot_upd")).longValue();
@@ -58,24 +65,9 @@ public final class WalPerCall {
 	}
 
 	private static Map<String, Object> updates(JdbcTemplate jdbc) {
+		jdbc.execute("SELECT pg_stat_force_next_flush()");
 		return jdbc.queryForMap("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = ?",
 				BenchmarkDatabase.TABLE);
-	}
-
-	/** Table statistics reach the view when each connection flushes them: wait until all have arrived. */
-	private static Map<String, Object> awaitStatistics(JdbcTemplate jdbc, Map<String, Object> before,
-			long expectedUpdates) throws InterruptedException {
-		long deadline = System.nanoTime() + 15_000_000_000L;
-		Map<String, Object> now = updates(jdbc);
-		while (System.nanoTime() < deadline) {
-			long updates = ((Number) now.get("n_tup_upd")).longValue() - ((Number) before.get("n_tup_upd")).longValue();
-			if (updates >= expectedUpdates && expectedUpdates > 0) {
-				return now;
-			}
-			Thread.sleep(100);
-			now = updates(jdbc);
-		}
-		return now;
 	}
 
 }
