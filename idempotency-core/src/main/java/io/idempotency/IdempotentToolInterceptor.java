@@ -28,10 +28,8 @@ import org.springframework.core.MethodClassKey;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.ResourceTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The flow of one idempotent call: find the run, derive the key, claim it, then execute and record the
@@ -55,7 +53,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 
 	private final MissingRunPolicy missingRunPolicy;
 
-	private final TransactionTemplate transactions;
+	private final ToolTransactions transactions;
 
 	private final PlatformTransactionManager transactionManager;
 
@@ -80,8 +78,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		this.missingRunPolicy = missingRunPolicy;
 		this.transactionManager = transactionManager;
 		if (transactionManager != null) {
-			this.transactions = new TransactionTemplate(transactionManager);
-			this.transactions.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+			this.transactions = new ToolTransactions(transactionManager);
 		}
 		else {
 			this.transactions = null;

@@ -8,6 +8,11 @@ import io.idempotency.testsupport.TestDatabases;
 class MariaDbIdempotentToolTest extends IdempotentToolContractTests {
 
 	@Override
+	int transactionalCallRoundTrips() {
+		return 8;
+	}
+
+	@Override
 	DataSource dataSource() {
 		return TestDatabases.dataSource(TestDatabase.MARIADB);
 	}

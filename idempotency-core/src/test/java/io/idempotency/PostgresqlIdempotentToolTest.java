@@ -8,6 +8,11 @@ import io.idempotency.testsupport.TestDatabases;
 class PostgresqlIdempotentToolTest extends IdempotentToolContractTests {
 
 	@Override
+	int transactionalCallRoundTrips() {
+		return 5;
+	}
+
+	@Override
 	DataSource dataSource() {
 		return TestDatabases.dataSource(TestDatabase.POSTGRESQL);
 	}

@@ -63,6 +63,8 @@ public final class Contention {
 				}
 			}
 		}
+		// An embedded database server, started where no server is configured, keeps the JVM alive otherwise.
+		System.exit(0);
 	}
 
 	private interface Call {

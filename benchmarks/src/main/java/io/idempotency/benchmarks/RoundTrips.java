@@ -57,6 +57,8 @@ public final class RoundTrips {
 				perCall.forEach((path, trips) -> System.out.printf("  %-40s %5.2f%n", path, trips));
 			}
 		}
+		// An embedded database server, started where no server is configured, keeps the JVM alive otherwise.
+		System.exit(0);
 	}
 
 	private static double count(CountingDataSource counting, Supplier<?> call) {

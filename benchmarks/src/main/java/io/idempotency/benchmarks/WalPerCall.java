@@ -37,6 +37,8 @@ public final class WalPerCall {
 				System.out.printf("  flushing the replay counts of one key: %d WAL bytes%n", lsn(jdbc) - lsn);
 			}
 		}
+		// An embedded database server, started where no server is configured, keeps the JVM alive otherwise.
+		System.exit(0);
 	}
 
 	private interface Call {
