@@ -9,6 +9,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.ResourceTransactionManager;
 import org.springframework.transaction.support.TransactionCallback;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -39,7 +40,10 @@ final class ToolTransactions {
 	<T> T execute(TransactionCallback<T> work) {
 		TransactionTemplate transactions = this.chosen;
 		if (transactions == null) {
-			transactions = choose();
+			// Inside a caller's transaction the call joins it, whatever the level asked for; choosing would take a
+			// second connection, which a small pool may not have.
+			transactions = TransactionSynchronizationManager.isActualTransactionActive() ? this.atReadCommitted
+					: choose();
 		}
 		return transactions.execute(work);
 	}
