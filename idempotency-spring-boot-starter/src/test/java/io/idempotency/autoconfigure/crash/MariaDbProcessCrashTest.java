@@ -1,0 +1,20 @@
+package io.idempotency.autoconfigure.crash;
+
+import javax.sql.DataSource;
+
+import io.idempotency.testsupport.TestDatabase;
+import io.idempotency.testsupport.TestDatabases;
+
+class MariaDbProcessCrashTest extends ProcessCrashContractTests {
+
+	@Override
+	DataSource dataSource() {
+		return TestDatabases.dataSource(TestDatabase.MARIADB);
+	}
+
+	@Override
+	String identityColumn() {
+		return "BIGINT AUTO_INCREMENT PRIMARY KEY";
+	}
+
+}

@@ -1,0 +1,15 @@
+package io.idempotency.autoconfigure.crash;
+
+import javax.sql.DataSource;
+
+import io.idempotency.testsupport.TestDatabase;
+import io.idempotency.testsupport.TestDatabases;
+
+class PostgresqlProcessCrashTest extends ProcessCrashContractTests {
+
+	@Override
+	DataSource dataSource() {
+		return TestDatabases.dataSource(TestDatabase.POSTGRESQL);
+	}
+
+}
