@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
 
+import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.run.RunSource;
 import io.micrometer.observation.ObservationRegistry;
@@ -44,6 +45,8 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 
 	private MissingRunPolicy missingRunPolicy = MissingRunPolicy.REFUSE;
 
+	private long maxArgumentsBytes = IdempotencyKeys.DEFAULT_MAX_ARGUMENTS_BYTES;
+
 	private String runIdKey = "runId";
 
 	private String userIdKey = "userId";
@@ -72,7 +75,8 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 				Objects.requireNonNull(ledger.get(), "No JdbcLedger for idempotent tools"),
 				new ResultCodec(resultMapper.get()),
 				new RunResolver(this.runIdKey, this.userIdKey, runSources.get()),
-				new FailureClassifier(this.unknownExceptions), this.missingRunPolicy, transactionManager.get(),
+				new FailureClassifier(this.unknownExceptions), this.missingRunPolicy, this.maxArgumentsBytes,
+				transactionManager.get(),
 				this.listeners.get(), this.observations.get()));
 		this.advice = (MethodInterceptor) (invocation) -> this.interceptor.obtain().invoke(invocation);
 		setOrder(DEFAULT_ORDER);
@@ -81,6 +85,18 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 	/** What a tool called outside any run does. Default {@link MissingRunPolicy#REFUSE}. */
 	public void setMissingRunPolicy(MissingRunPolicy missingRunPolicy) {
 		this.missingRunPolicy = Objects.requireNonNull(missingRunPolicy, "missingRunPolicy");
+	}
+
+	/**
+	 * How many bytes a call's arguments may take, as the JSON the ledger stores (UTF-8); a call with larger
+	 * arguments is refused with an {@code InvalidArgumentsException} before anything is claimed or executed.
+	 * Default {@link IdempotencyKeys#DEFAULT_MAX_ARGUMENTS_BYTES} (1 MiB).
+	 */
+	public void setMaxArgumentsBytes(long maxArgumentsBytes) {
+		if (maxArgumentsBytes < 1) {
+			throw new IllegalArgumentException("maxArgumentsBytes must be at least 1, but was " + maxArgumentsBytes);
+		}
+		this.maxArgumentsBytes = maxArgumentsBytes;
 	}
 
 	/**

@@ -53,6 +53,8 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 
 	private final MissingRunPolicy missingRunPolicy;
 
+	private final long maxArgumentsBytes;
+
 	private final ToolTransactions transactions;
 
 	private final PlatformTransactionManager transactionManager;
@@ -67,7 +69,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 	private final ObservationRegistry observations;
 
 	IdempotentToolInterceptor(JdbcLedger ledger, ResultCodec results, RunResolver runs, FailureClassifier failures,
-			MissingRunPolicy missingRunPolicy, PlatformTransactionManager transactionManager,
+			MissingRunPolicy missingRunPolicy, long maxArgumentsBytes, PlatformTransactionManager transactionManager,
 			List<IdempotentCallListener> listeners, ObservationRegistry observations) {
 		this.listeners = List.copyOf(listeners);
 		this.observations = (observations != null) ? observations : ObservationRegistry.NOOP;
@@ -76,6 +78,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		this.runs = runs;
 		this.failures = failures;
 		this.missingRunPolicy = missingRunPolicy;
+		this.maxArgumentsBytes = maxArgumentsBytes;
 		this.transactionManager = transactionManager;
 		if (transactionManager != null) {
 			this.transactions = new ToolTransactions(transactionManager);
@@ -137,7 +140,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		CanonicalCall call = IdempotencyKeys.canonicalise(tool.name(), tool.method(), invocation.getArguments(),
-				run.get().runId());
+				run.get().runId(), this.maxArgumentsBytes);
 		ClaimRequest request = new ClaimRequest(call.key(), run.get().runId(), run.get().userId(), tool.name(),
 				call.arguments(), tool.sensitive());
 		if (tool.transactional()) {
@@ -335,7 +338,21 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			throw new ResultNotStoredException(tool.name());
 		}
 		if (claim instanceof Claim.Replay replay) {
-			Object data = this.results.read(replay.result(), tool.dataType());
+			Object data;
+			try {
+				data = this.results.read(replay.result(), tool.dataType());
+			}
+			catch (ResultCodec.UnreadableResultException ex) {
+				// The result type changed since the row was written: done, not done again, and never a guess.
+				logger.warn("The stored result of tool '" + tool.name() + "' (key " + request.key() + ") cannot be read"
+						+ " back: " + ex.getMessage() + ". A repeat is told the action was done, without its result");
+				if (tool.envelope()) {
+					return ToolResult.replayedWithoutResult();
+				}
+				ResultNotStoredException notReadable = new ResultNotStoredException(tool.name());
+				notReadable.initCause(ex);
+				throw notReadable;
+			}
 			return tool.envelope() ? ToolResult.replayed(data) : data;
 		}
 		if (claim instanceof Claim.PreviousAttemptFailed failed) {

@@ -31,9 +31,20 @@ final class ResultCodec {
 			return this.mapper.readValue(json, javaType);
 		}
 		catch (JacksonException ex) {
-			throw new IllegalStateException("The stored result cannot be read back as " + type + ": " + ex.getOriginalMessage(),
-					ex);
+			throw new UnreadableResultException("The stored result cannot be read back as " + type + ": "
+					+ ex.getOriginalMessage(), ex);
 		}
+	}
+
+	/** A stored result that the tool's result type can no longer read (the type changed since). */
+	static final class UnreadableResultException extends IllegalStateException {
+
+		private static final long serialVersionUID = 1L;
+
+		UnreadableResultException(String message, Throwable cause) {
+			super(message, cause);
+		}
+
 	}
 
 }

@@ -39,6 +39,12 @@ public final class IdempotencyKeys {
 	 */
 	public static final int MAX_DEPTH = 64;
 
+	/**
+	 * How many bytes a tool call's arguments may take, as the JSON the ledger stores (UTF-8), unless
+	 * configured otherwise: 1 MiB. Larger arguments are refused before anything is claimed.
+	 */
+	public static final long DEFAULT_MAX_ARGUMENTS_BYTES = 1024 * 1024;
+
 	/** Each tool method's argument names, read by reflection once; held softly, so classes can unload. */
 	private static final Map<Method, String[]> ARGUMENT_NAMES = new ConcurrentReferenceHashMap<>();
 
@@ -94,11 +100,39 @@ public final class IdempotencyKeys {
 	 * match the method's parameters
 	 */
 	public static CanonicalCall canonicalise(String tool, Method method, Object[] args, String runId) {
+		return canonicalise(tool, method, args, runId, DEFAULT_MAX_ARGUMENTS_BYTES);
+	}
+
+	/**
+	 * As {@link #canonicalise(String, Method, Object[], String)}, with a limit of its own on the size of the
+	 * arguments, as the JSON the ledger stores, in UTF-8 bytes.
+	 * @throws InvalidArgumentsException naming the offending argument, or the arguments as a whole when they
+	 * are larger than the limit
+	 */
+	public static CanonicalCall canonicalise(String tool, Method method, Object[] args, String runId,
+			long maxArgumentsBytes) {
 		Canonicaliser canonicaliser = new Canonicaliser(requireText(tool, "tool"), true);
 		requireText(runId, "runId");
 		JsonNode arguments = ArgumentsMapper.valueToTree(argumentsOf(method, args), canonicaliser);
+		// The canonical form first: it refuses what is too deep, by path, before anything is written.
 		String canonical = canonicaliser.envelope(arguments, runId);
-		return new CanonicalCall(hash(canonical), ArgumentsMapper.write(arguments));
+		String stored = ArgumentsMapper.write(arguments);
+		long size = utf8Length(stored);
+		if (size > maxArgumentsBytes) {
+			throw new InvalidArgumentsException(tool, "", "take " + size + " bytes as JSON, more than the "
+					+ maxArgumentsBytes + " allowed", null);
+		}
+		return new CanonicalCall(hash(canonical), stored);
+	}
+
+	/** The UTF-8 length of the text (a surrogate pair is four bytes; the library refuses lone ones). */
+	private static long utf8Length(String text) {
+		long bytes = 0;
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			bytes += (c < 0x80) ? 1 : (c < 0x800 || Character.isSurrogate(c)) ? 2 : 3;
+		}
+		return bytes;
 	}
 
 	/**

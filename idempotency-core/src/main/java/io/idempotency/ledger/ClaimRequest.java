@@ -8,6 +8,9 @@ import io.idempotency.key.IdempotencyKey;
 /**
  * What a call asks of the ledger before it executes.
  *
+ * <p>The run id, the user id and the tool name must not be blank, longer than {@link #MAX_NAME_LENGTH}
+ * characters, or hold control characters (U+0000 to U+001F, U+007F to U+009F).
+ *
  * @param key the call's idempotency key, derived over the full arguments
  * @param runId the run the call belongs to
  * @param userId the user on whose behalf it runs, or {@code null} where the application has no users; a
@@ -50,6 +53,13 @@ public record ClaimRequest(IdempotencyKey key, String runId, String userId, Stri
 		if (value.length() > MAX_NAME_LENGTH) {
 			throw new IllegalArgumentException(name + " is " + value.length() + " characters long; the ledger stores at most "
 					+ MAX_NAME_LENGTH);
+		}
+		for (int i = 0; i < value.length(); i++) {
+			// A line break in a run id would forge lines in the logs that name it; U+0000 cannot be stored.
+			if (Character.isISOControl(value.charAt(i))) {
+				throw new IllegalArgumentException(name + " holds the control character U+"
+						+ String.format("%04X", (int) value.charAt(i)) + " at index " + i + "; the ledger refuses them");
+			}
 		}
 	}
 

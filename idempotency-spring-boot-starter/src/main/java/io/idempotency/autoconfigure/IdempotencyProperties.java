@@ -10,10 +10,12 @@ import java.util.Set;
 
 import io.idempotency.IdempotentToolAdvisor;
 import io.idempotency.MissingRunPolicy;
+import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.ledger.Redaction;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
+import org.springframework.util.unit.DataSize;
 
 /** Settings of idempotent tool calls. */
 @ConfigurationProperties("idempotency")
@@ -27,6 +29,12 @@ public class IdempotencyProperties {
 
 	/** What a tool called outside any run does: refuse (nothing is executed), or execute without deduplication. */
 	private MissingRunPolicy missingRun = MissingRunPolicy.REFUSE;
+
+	/**
+	 * The most a tool call's arguments may take, as the JSON the ledger stores; larger ones are refused
+	 * before anything is claimed or executed.
+	 */
+	private DataSize maxArgumentsSize = DataSize.ofBytes(IdempotencyKeys.DEFAULT_MAX_ARGUMENTS_BYTES);
 
 	/** Exception class names after which a tool's effect may have happened, added to the defaults (I/O errors, timeouts, ResourceAccessException). */
 	private List<String> unknownExceptions = new ArrayList<>();
@@ -91,6 +99,23 @@ public class IdempotencyProperties {
 
 	public void setMissingRun(MissingRunPolicy missingRun) {
 		this.missingRun = missingRun;
+	}
+
+	public DataSize getMaxArgumentsSize() {
+		return this.maxArgumentsSize;
+	}
+
+	public void setMaxArgumentsSize(DataSize maxArgumentsSize) {
+		this.maxArgumentsSize = maxArgumentsSize;
+	}
+
+	/** The argument size limit in bytes, or a start that fails and says why. */
+	long maxArgumentsBytes() {
+		if (this.maxArgumentsSize == null || this.maxArgumentsSize.toBytes() < 1) {
+			throw new IllegalStateException("idempotency.max-arguments-size must be at least 1 byte, but was "
+					+ this.maxArgumentsSize);
+		}
+		return this.maxArgumentsSize.toBytes();
 	}
 
 	public List<String> getUnknownExceptions() {

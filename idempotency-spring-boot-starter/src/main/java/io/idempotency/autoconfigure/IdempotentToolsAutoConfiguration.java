@@ -46,6 +46,7 @@ public class IdempotentToolsAutoConfiguration {
 				transactionManager::getIfUnique);
 		advisor.setOrder(properties.getAdvisorOrder());
 		advisor.setMissingRunPolicy(properties.getMissingRun());
+		advisor.setMaxArgumentsBytes(properties.maxArgumentsBytes());
 		advisor.setToolContextKeys(properties.getToolContext().getRunIdKey(), properties.getToolContext().getUserIdKey());
 		advisor.addUnknownExceptions(properties.unknownExceptionsOrEmpty());
 		advisor.setListeners(() -> listeners.orderedStream().toList());

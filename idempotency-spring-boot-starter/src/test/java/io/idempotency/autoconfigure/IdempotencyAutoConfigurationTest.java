@@ -31,6 +31,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.ledger.ClaimRequest;
+import io.idempotency.key.InvalidArgumentsException;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
@@ -153,6 +154,33 @@ class IdempotencyAutoConfigurationTest {
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.hasStackTraceContaining("idempotency.replay-cache is not valid: timeToLive must be positive"));
+	}
+
+	@Test
+	void argumentsLargerThanTheConfiguredSizeAreRefusedBeforeAnythingRuns() {
+		this.runner.withUserConfiguration(Tools.class)
+			.withPropertyValues("idempotency.max-arguments-size=1KB")
+			.run((context) -> {
+				QuoteTool tool = context.getBean(QuoteTool.class);
+				QuoteTool.QuoteRequest large = new QuoteTool.QuoteRequest("Henderson", "SKU-4411", 200, null,
+						"n".repeat(1024));
+				assertThatExceptionOfType(InvalidArgumentsException.class)
+					.isThrownBy(() -> RunContext.supply(new Run("r1", "rep-1"), () -> tool.draftQuote(large)))
+					.withMessageContaining("more than the 1024 allowed");
+				assertThat(tool.quotes()).isZero();
+				assertThat(rows(context.getBean(DataSource.class), "tool_audit")).isZero();
+				draft(tool, "r1");
+				assertThat(tool.quotes()).isEqualTo(1);
+			});
+	}
+
+	@Test
+	void anArgumentSizeLimitBelowOneByteStopsTheStartAndSaysWhy() {
+		this.runner.withUserConfiguration(Tools.class)
+			.withPropertyValues("idempotency.max-arguments-size=0B")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("idempotency.max-arguments-size must be at least 1 byte, but was 0B"));
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -490,7 +518,7 @@ class IdempotencyAutoConfigurationTest {
 					"idempotency.reconciler.stale-after-by-tool", "idempotency.reconciler.max-attempts",
 					"idempotency.tool-context.run-id-key", "idempotency.unknown-exceptions",
 					"idempotency.replay-cache.enabled", "idempotency.replay-cache.maximum-entries",
-					"idempotency.replay-cache.time-to-live");
+					"idempotency.replay-cache.time-to-live", "idempotency.max-arguments-size");
 			assertThat(properties.values()).allSatisfy((p) -> assertThat(p.has("description"))
 				.as("description of %s", p.get("name"))
 				.isTrue());

@@ -1,0 +1,20 @@
+package io.idempotency;
+
+import javax.sql.DataSource;
+
+import io.idempotency.testsupport.TestDatabase;
+import io.idempotency.testsupport.TestDatabases;
+
+class H2HostileInputTest extends HostileInputContractTests {
+
+	@Override
+	DataSource dataSource() {
+		return TestDatabases.dataSource(TestDatabase.H2);
+	}
+
+	@Override
+	boolean refusesInvalidJson() {
+		return false;
+	}
+
+}
