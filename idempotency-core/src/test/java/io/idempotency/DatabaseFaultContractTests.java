@@ -34,6 +34,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionException;
 
@@ -110,7 +111,8 @@ abstract class DatabaseFaultContractTests {
 			this.faulty = new FaultyDataSource(dataSource);
 			this.context = new AnnotationConfigApplicationContext();
 			this.context.registerBean(FaultyDataSource.class, () -> this.faulty);
-			this.context.registerBean("observer", DataSource.class, () -> dataSource);
+			// Shared for the whole test run: the context must not close it.
+			this.context.registerBean("observer", DataSource.class, () -> new DelegatingDataSource(dataSource));
 			this.context.register(Tools.class);
 			this.context.refresh();
 			this.tools = this.context.getBean(FaultTools.class);

@@ -197,6 +197,48 @@ class PostgresqlStarterTest {
 	}
 
 	@Test
+	void aLateCompletionAfterAnotherInstanceReconciledTheCallIsCountedReportedAndNotWritten() throws Exception {
+		ReportTool.started = new CountDownLatch(1);
+		ReportTool.release = new CountDownLatch(1);
+		ReportTool.reconciled.set(0);
+		JdbcTemplate jdbc = new JdbcTemplate(postgres());
+		ExecutorService caller = Executors.newSingleThreadExecutor();
+		try {
+			this.runner.withBean(ReportTool.class)
+				.withPropertyValues("idempotency.reconciler.enabled=false", "idempotency.heartbeat.interval=30s")
+				.run((context) -> {
+					ReportTool tool = context.getBean(ReportTool.class);
+					Future<String> call = caller
+						.submit(() -> RunContext.call(new Run("late-run", "rep-1"), () -> tool.exportReport("acme")));
+					assertThat(ReportTool.started.await(30, TimeUnit.SECONDS)).isTrue();
+					// An instance that takes this one for dead (it has not beaten yet, as in a long pause) and
+					// reconciles the call: the report is not found, so the call is resolved as failed.
+					Reconciler other = new Reconciler(context.getBean(JdbcLedger.class),
+							context.getBean(io.idempotency.IdempotentToolRegistry.class), new JsonMapper(),
+							new io.idempotency.ReconcilerSettings(Duration.ofMillis(1), Map.of(), 10, Duration.ofMinutes(1),
+									Duration.ofMillis(1), Duration.ofMillis(1), 3));
+					assertThat(await().until(other::reconcile, (pass) -> pass.resolved() > 0).failed()).isEqualTo(1);
+
+					ReportTool.release.countDown();
+					assertThat(call.get(30, TimeUnit.SECONDS)).isEqualTo("R-acme");
+
+					assertThat(jdbc.queryForObject("SELECT status FROM " + TABLE + " WHERE tool = 'export_report'",
+							String.class)).as("the reconciler's answer stays").isEqualTo("failed");
+					assertThat(context.getBean(JdbcLedger.class).lateCompletions()).isEqualTo(1);
+					assertThat(context.getBean(MeterRegistry.class)
+						.get("idempotency.late.completions")
+						.functionCounter()
+						.count()).isEqualTo(1);
+					assertThat(ReportTool.reconciled).hasValue(1);
+				});
+		}
+		finally {
+			ReportTool.release.countDown();
+			caller.shutdownNow();
+		}
+	}
+
+	@Test
 	void aHeartbeatTooSlowForTheThresholdStopsTheStart() {
 		this.runner.withPropertyValues("idempotency.reconciler.stale-after=1m", "idempotency.heartbeat.interval=45s")
 			.run((context) -> assertThat(context).hasFailed()

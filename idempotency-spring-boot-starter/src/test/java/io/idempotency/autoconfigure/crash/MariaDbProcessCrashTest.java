@@ -13,6 +13,12 @@ class MariaDbProcessCrashTest extends ProcessCrashContractTests {
 	}
 
 	@Override
+	String secondsAgo(String column, int seconds) {
+		// MariaDB's times are stored as UTC.
+		return column + " < UTC_TIMESTAMP(6) - INTERVAL " + seconds + " SECOND";
+	}
+
+	@Override
 	String identityColumn() {
 		return "BIGINT AUTO_INCREMENT PRIMARY KEY";
 	}

@@ -159,6 +159,50 @@ abstract class ProcessCrashContractTests {
 				Integer.class)).as("unsettled rows").isZero();
 	}
 
+	@Test
+	void aLongCallIsLeftAloneWhileItsInstanceBeatsAndReconciledOnceAfterItDies() throws Exception {
+		Instance instance = Instance.start(arguments("--idempotency.heartbeat.interval=200ms",
+				"--idempotency.reconciler.stale-after=1s", "--idempotency.reconciler.enabled=false"));
+		String run = "long-" + System.nanoTime();
+		IdempotencyKey key = IdempotencyKeys.derive("book_slot", "{\"item\":\"long\"}", run);
+		JdbcLedger ledger = this.survivor.getBean(JdbcLedger.class);
+		Reconciler reconciler = this.survivor.getBean(Reconciler.class);
+		long resolvedBefore = reconciler.reconciledSucceeded() + reconciler.reconciledFailed();
+		// The call stops in its effect and stays there, while its instance goes on beating.
+		assertThat(instance.call("book_slot", run, "long", "DURING_EFFECT")).isEqualTo("AT DURING_EFFECT");
+		try {
+			// Three times the survivor's stale-after, by the database clock, with its reconciler passing all along.
+			await().atMost(Duration.ofSeconds(30)).until(() -> {
+				reconciler.reconcile();
+				return this.jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE + " WHERE idempotency_key = ? AND "
+						+ secondsAgo("started_at", 3), Integer.class, key.value()) == 1;
+			});
+			LedgerEntry running = ledger.find(key).orElseThrow();
+			assertThat(running.status()).isEqualTo(LedgerStatus.ATTEMPTING);
+			assertThat(running.reconcileAttempts()).as("never taken while its instance lives").isZero();
+		}
+		finally {
+			instance.kill();
+		}
+		await().atMost(Duration.ofSeconds(30)).until(() -> {
+			reconciler.reconcile();
+			return !ledger.find(key).orElseThrow().status().isUnsettled();
+		});
+		for (int pass = 0; pass < 3; pass++) {
+			reconciler.reconcile();
+		}
+		LedgerEntry settled = ledger.find(key).orElseThrow();
+		assertThat(settled.status()).as("its effect was never committed").isEqualTo(LedgerStatus.FAILED);
+		assertThat(settled.reconcileAttempts()).isEqualTo(1);
+		assertThat(reconciler.reconciledSucceeded() + reconciler.reconciledFailed() - resolvedBefore).isEqualTo(1);
+		assertThat(effects(key.externalReference("s"))).isZero();
+	}
+
+	/** A condition that a time column lies more than the given seconds behind the database clock. */
+	String secondsAgo(String column, int seconds) {
+		return column + " < CURRENT_TIMESTAMP - INTERVAL '" + seconds + " seconds'";
+	}
+
 	/**
 	 * Repeats the call on the surviving instance, reconciles until its row is settled, and repeats it again;
 	 * returns how the call ended.
@@ -265,19 +309,28 @@ abstract class ProcessCrashContractTests {
 		/** Makes the call, stops it at the point, kills the process; returns the last line it printed. */
 		String callAndKill(String tool, String run, String item, String point) throws Exception {
 			try {
-				assertThat(next()).as("the instance started").isEqualTo("READY");
-				Writer input = new java.io.OutputStreamWriter(this.process.getOutputStream(), StandardCharsets.UTF_8);
-				input.write("CALL " + tool + " " + run + " " + item + " " + point + "\n");
-				input.flush();
-				String reached = next();
-				assertThat(reached).as("where the instance stopped").matches("(AT|DONE|FAILED) .*");
-				return reached;
+				return call(tool, run, item, point);
 			}
 			finally {
-				// SIGKILL: no shutdown hook, no finally block, no flush runs in the instance.
-				this.process.destroyForcibly();
-				assertThat(this.process.waitFor(30, TimeUnit.SECONDS)).as("the instance died").isTrue();
+				kill();
 			}
+		}
+
+		/** Makes the call and returns where it stopped: {@code AT <point>}, or how it ended. */
+		String call(String tool, String run, String item, String point) throws Exception {
+			assertThat(next()).as("the instance started").isEqualTo("READY");
+			Writer input = new java.io.OutputStreamWriter(this.process.getOutputStream(), StandardCharsets.UTF_8);
+			input.write("CALL " + tool + " " + run + " " + item + " " + point + "\n");
+			input.flush();
+			String reached = next();
+			assertThat(reached).as("where the instance stopped").matches("(AT|DONE|FAILED) .*");
+			return reached;
+		}
+
+		/** SIGKILL: no shutdown hook, no finally block, no flush runs in the instance. */
+		void kill() throws InterruptedException {
+			this.process.destroyForcibly();
+			assertThat(this.process.waitFor(30, TimeUnit.SECONDS)).as("the instance died").isTrue();
 		}
 
 		private String next() throws InterruptedException {
