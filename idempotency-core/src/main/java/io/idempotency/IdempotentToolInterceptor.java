@@ -273,16 +273,10 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		String json = null;
 		String notStored = null;
 		if (!tool.returnsNothing()) {
-			try {
-				json = this.results.write(data);
-				if (json.contains("\\u0000")) {
-					json = null;
-					notStored = "it contains the character U+0000, which the ledger cannot store";
-				}
-			}
-			catch (RuntimeException ex) {
-				notStored = "it cannot be written as JSON: " + ex.getMessage();
-			}
+			ResultCodec.Storable storable = this.results.storable(data, ledger.redaction(), request.arguments(),
+					request.sensitiveNames());
+			json = storable.json();
+			notStored = storable.notStored();
 		}
 		try {
 			if (notStored != null) {

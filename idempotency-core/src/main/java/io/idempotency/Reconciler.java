@@ -160,7 +160,16 @@ public final class Reconciler {
 			}
 			Reconciliation<?> answer = ask(tool.get(), row);
 			if (answer.tookEffect()) {
-				String result = tool.get().descriptor().returnsNothing() ? null : this.results.write(answer.result());
+				String result = null;
+				if (!tool.get().descriptor().returnsNothing()) {
+					ResultCodec.Storable storable = this.results.storable(answer.result(), this.ledger.redaction(), null,
+							tool.get().descriptor().sensitive());
+					if (storable.notStored() != null) {
+						logger.warn("reconcile.result_not_stored tool=" + row.tool() + " key=" + row.key() + ": "
+								+ storable.notStored() + "; a repeat is told the action was done, without its result");
+					}
+					result = storable.json();
+				}
 				return resolved(row, this.ledger.resolveSucceeded(row, result), "succeeded", Outcome.SUCCEEDED);
 			}
 			return resolved(row, this.ledger.resolveFailed(row, "Reconciled: the call did not take effect"), "failed",

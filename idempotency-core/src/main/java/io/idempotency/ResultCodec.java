@@ -1,5 +1,8 @@
 package io.idempotency;
 
+import java.util.Set;
+
+import io.idempotency.ledger.Redaction;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.json.JsonMapper;
@@ -20,6 +23,37 @@ final class ResultCodec {
 
 	String write(Object result) {
 		return this.mapper.writeValueAsString(result);
+	}
+
+	/**
+	 * The result as the JSON the ledger may store, or why it may not: it cannot be written as JSON, holds
+	 * U+0000 (which PostgreSQL's JSON types cannot store), holds a member whose name the ledger redacts, or
+	 * quotes the value of an argument the ledger redacts. A secret is never stored, not even redacted: a
+	 * replay that handed back a redacted result would pass a wrong value off as the right one.
+	 * @param arguments the call's arguments as the tool received them, or {@code null} where they are gone
+	 */
+	Storable storable(Object result, Redaction redaction, String arguments, Set<String> sensitiveNames) {
+		String json;
+		try {
+			json = write(result);
+		}
+		catch (RuntimeException ex) {
+			return new Storable(null, "it cannot be written as JSON: " + ex.getMessage());
+		}
+		if (json.contains("\\u0000")) {
+			return new Storable(null, "it contains the character U+0000, which the ledger cannot store");
+		}
+		if (redaction.namesASecret(json, sensitiveNames)) {
+			return new Storable(null, "it holds a member whose name the ledger redacts, and secrets are never stored");
+		}
+		if (arguments != null && !redaction.scrub(json, arguments, sensitiveNames).equals(json)) {
+			return new Storable(null, "it quotes the value of an argument the ledger redacts, and secrets are never stored");
+		}
+		return new Storable(json, null);
+	}
+
+	/** A result's JSON to store, or, when it is {@code null}, why it is not stored. */
+	record Storable(String json, String notStored) {
 	}
 
 	Object read(String json, ResolvableType type) {

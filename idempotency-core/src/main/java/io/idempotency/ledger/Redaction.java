@@ -114,6 +114,15 @@ public final class Redaction {
 		}
 	}
 
+	/**
+	 * Whether a JSON value (an object, an array, anything) has, at any depth, a member whose name this
+	 * redaction removes, or one of the names the call marks sensitive: a result that holds a secret.
+	 * @throws IllegalArgumentException if the text is not valid JSON
+	 */
+	public boolean namesASecret(String json, Set<String> sensitiveNames) {
+		return namesAny(json, namesWith(sensitiveNames));
+	}
+
 	/** Whether a member of this name is redacted (with no names marked sensitive by the call). */
 	public boolean redacts(String name) {
 		return this.names.contains(normalise(name));
@@ -129,7 +138,7 @@ public final class Redaction {
 	 */
 	public String scrub(String text, String argumentsJson, Set<String> sensitiveNames) {
 		Set<String> names = namesWith(sensitiveNames);
-		if (text == null || text.isEmpty() || names.isEmpty()) {
+		if (text == null || text.isEmpty() || names.isEmpty() || !namesAny(argumentsJson, names)) {
 			return text;
 		}
 		List<String> secrets = new ArrayList<>();
