@@ -46,6 +46,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /** The starter on a real PostgreSQL: the background reconciler, health, the endpoint and metrics. */
@@ -80,6 +81,10 @@ class PostgresqlStarterTest {
 		@IdempotentTool(name = "open_ticket", reconcile = "findTicket")
 		public String openTicket(String issue) {
 			return "T-" + this.opened.incrementAndGet();
+		}
+
+		public int opened() {
+			return this.opened.get();
 		}
 
 		Reconciliation<String> findTicket(IdempotencyKey key) throws InterruptedException {
@@ -291,6 +296,24 @@ class PostgresqlStarterTest {
 			assertThat(report.get("oldestUnsettled")).hasSize(1);
 			assertThat(report.get("oldestUnsettled").get(0).get("runId").stringValue()).isEqualTo("r9");
 			assertThat(report.toString()).doesNotContain("stuck");
+		});
+	}
+
+	@Test
+	void aCallOfAnotherUsersKeyIsRefusedRevealsNothingAndIsCounted() {
+		this.runner.run((context) -> {
+			String ticket = open(context, "shared-run");
+			TicketTool tool = context.getBean(TicketTool.class);
+			assertThatExceptionOfType(io.idempotency.IdempotencyConflictException.class)
+				.isThrownBy(() -> RunContext.supply(new Run("shared-run", "intruder"), () -> tool.openTicket("seal failure")))
+				.satisfies((refused) -> assertThat(refused.getMessage()).doesNotContain(ticket).doesNotContain("rep-1"));
+			assertThat(context.getBean(MeterRegistry.class)
+				.get("idempotency.calls")
+				.tag("tool", "open_ticket")
+				.tag("outcome", "conflict")
+				.counter()
+				.count()).isEqualTo(1);
+			assertThat(tool.opened()).isEqualTo(1);
 		});
 	}
 
