@@ -8,6 +8,8 @@ import javax.sql.DataSource;
 import io.idempotency.key.IdempotencyKey;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Tools whose effect is a row in {@code fault_effects}, written through the same faulty connections as the
@@ -28,8 +30,12 @@ public class FaultTools {
 	private volatile Runnable afterEffect = () -> {
 	};
 
+	private final TransactionTemplate transactions;
+
 	FaultTools(DataSource faulty, DataSource observer, String ledgerTable) {
 		this.effects = new JdbcTemplate(faulty);
+		// The effect commits in a transaction (or joins the tool's), as on a pool with auto-commit off it must.
+		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(faulty));
 		this.observer = new JdbcTemplate(observer);
 		this.ledgerTable = ledgerTable;
 	}
@@ -69,7 +75,8 @@ public class FaultTools {
 
 	private String effect(IdempotencyKey key, String item) {
 		String reference = key.externalReference("o");
-		this.effects.update("INSERT INTO " + EFFECTS + " (reference, item) VALUES (?, ?)", reference, item);
+		this.transactions.executeWithoutResult((status) -> this.effects
+			.update("INSERT INTO " + EFFECTS + " (reference, item) VALUES (?, ?)", reference, item));
 		this.afterEffect.run();
 		return reference;
 	}
