@@ -13,6 +13,7 @@ import java.util.concurrent.Future;
 
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.key.IdempotencyKeys;
+import io.idempotency.ledger.ClaimRequest;
 
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -44,6 +45,7 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 		String name = nameOf(method, annotation);
 		String where = "Tool '" + name + "' (" + ClassUtils.getShortName(targetClass) + "." + method.getName() + ")";
 		List<String> found = new ArrayList<>();
+		checkName(name, found);
 		checkMethod(method, found);
 		ResolvableType returnType = ResolvableType.forMethodReturnType(method, targetClass);
 		checkReturnType(returnType, found);
@@ -85,6 +87,21 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 
 	static boolean isContextParameter(Parameter parameter) {
 		return IdempotencyKeys.isContextType(parameter.getType());
+	}
+
+	/** The ledger stores the name with every call: one it would refuse is refused at start instead. */
+	private static void checkName(String name, List<String> problems) {
+		if (name.length() > ClaimRequest.MAX_NAME_LENGTH) {
+			problems.add("has a name of " + name.length() + " characters; the ledger stores at most "
+					+ ClaimRequest.MAX_NAME_LENGTH);
+		}
+		for (int i = 0; i < name.length(); i++) {
+			if (Character.isISOControl(name.charAt(i))) {
+				problems.add("has a name holding the control character U+" + String.format("%04X", (int) name.charAt(i))
+						+ " at index " + i + ", which the ledger refuses");
+				return;
+			}
+		}
 	}
 
 	private static void checkMethod(Method method, List<String> problems) {

@@ -249,6 +249,29 @@ class StartupChecksTest {
 			.withMessageContaining("is final: a proxy cannot intercept it");
 	}
 
+	public static class BadNames {
+
+		@IdempotentTool(name = "draft\nreconcile.resolved", transactional = true)
+		public String controlCharacter(String text) {
+			return text;
+		}
+
+		@IdempotentTool(name = "draft_quote_with_a_name_that_goes_on_and_on_and_on_and_on_and_on_and_on_and_on_and_on_and_on"
+				+ "_and_on_and_on_and_on_and_on_and_on_and_on_and_on_and_on_and_on_and_on_and_on_and_on_and_on_and_on"
+				+ "_and_on_and_on_and_on_and_on_and_on_and_on_and_on_and_on_and_on_and_on_and_on_and_on_and_on", transactional = true)
+		public String tooLong(String text) {
+			return text;
+		}
+
+	}
+
+	@Test
+	void aToolNameTheLedgerWouldRefuseStopsTheStart() {
+		assertThatIllegalStateException().isThrownBy(() -> start(BadNames.class))
+			.withMessageContaining("has a name holding the control character U+000A at index 5, which the ledger refuses")
+			.withMessageContaining("has a name of 281 characters; the ledger stores at most 255");
+	}
+
 	public static class SameNames {
 
 		@IdempotentTool(name = "draft", transactional = true)
