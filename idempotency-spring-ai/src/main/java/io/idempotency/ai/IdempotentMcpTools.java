@@ -11,6 +11,7 @@ import java.util.function.Supplier;
 
 import io.idempotency.IdempotentCall;
 import io.idempotency.IdempotentCallScope;
+import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
 import io.modelcontextprotocol.server.McpServerFeatures;
@@ -114,12 +115,18 @@ public final class IdempotentMcpTools {
 
 	private CallToolResult call(CallToolRequest request, Supplier<CallToolResult> handler) {
 		Object runId = (request.meta() != null) ? request.meta().get(this.runIdMetaKey) : null;
-		if (runId != null && !(runId instanceof String text && !text.isBlank())) {
+		if (runId != null && !(runId instanceof String text && isRunId(text))) {
 			return refused("The _meta entry '" + this.runIdMetaKey + "' of this call must be a run id: a string"
-					+ " that is not blank. Nothing was done");
+					+ " that is not blank, of at most " + ClaimRequest.MAX_NAME_LENGTH + " characters, without control"
+					+ " characters. Nothing was done");
 		}
 		Supplier<CallToolResult> answered = () -> answer(handler);
 		return (runId != null) ? RunContext.supply(new Run((String) runId, null), answered) : answered.get();
+	}
+
+	private static boolean isRunId(String text) {
+		return !text.isBlank() && text.length() <= ClaimRequest.MAX_NAME_LENGTH
+				&& text.chars().noneMatch(Character::isISOControl);
 	}
 
 	private CallToolResult answer(Supplier<CallToolResult> handler) {

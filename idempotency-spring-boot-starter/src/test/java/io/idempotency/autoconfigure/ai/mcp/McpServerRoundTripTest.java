@@ -153,6 +153,17 @@ class McpServerRoundTripTest {
 	}
 
 	@Test
+	void aRunIdWithALineBreakOrTooLongIsRefusedAndNothingRuns() {
+		int before = tickets();
+		for (String runId : java.util.List.of("run-1\nforged log line", "r".repeat(256))) {
+			CallToolResult result = this.client.callTool(openTicket("pump noise", Map.of("io.idempotency/runId", runId)));
+			assertThat(result.isError()).isTrue();
+			assertThat(JSON.readTree(text(result)).get("kind").asString()).isEqualTo("refused_invalid_run");
+		}
+		assertThat(tickets()).isEqualTo(before);
+	}
+
+	@Test
 	void aToolThatIsNotIdempotentRunsEveryTime() {
 		CallToolResult result = this.client.callTool(new CallToolRequest("check_inventory", Map.of("sku", "SKU-4411"), null));
 		assertThat(result.isError()).isFalse();
