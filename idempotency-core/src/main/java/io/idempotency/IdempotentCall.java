@@ -39,7 +39,10 @@ public record IdempotentCall(String tool, String toolCallName, IdempotencyKey ke
 		CONFLICT,
 
 		/** Called outside any run; refused, or executed without deduplication as configured. */
-		WITHOUT_RUN;
+		WITHOUT_RUN,
+
+		/** Refused: the call could not be claimed, because the ledger's database failed; nothing was executed. */
+		LEDGER_UNAVAILABLE;
 
 		/** The outcome as a metric tag: lower case with underscores. */
 		public String tag() {

@@ -25,9 +25,13 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.MethodClassKey;
+import org.springframework.dao.DataAccessException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.support.ResourceTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -162,6 +166,9 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			// Callers of a transactional tool wait on the winner's uncommitted row: contention, not failure.
 			throw new ClaimContended(ex);
 		}
+		catch (DataAccessException | TransactionException ex) {
+			throw ledgerUnavailable(tool, request, ex);
+		}
 		if (!(claim instanceof Claim.Won)) {
 			return answer(tool, claim, request);
 		}
@@ -215,6 +222,19 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			catch (CheckedFailure ex) {
 				throw ex.getCause();
 			}
+			catch (CannotCreateTransactionException ex) {
+				// No connection for the transaction: nothing was claimed, nothing ran.
+				throw ledgerUnavailable(tool, request, ex);
+			}
+			catch (TransactionSystemException ex) {
+				// A claim that failed on a lost connection, whose rollback then failed too: the claim's failure is
+				// the answer (the server rolls back what a lost connection had not committed).
+				if (ex.getApplicationException() instanceof LedgerUnavailableException unavailable) {
+					unavailable.addSuppressed(ex);
+					throw unavailable;
+				}
+				throw ex;
+			}
 			catch (ClaimContended ex) {
 				// A deadlock among callers that waited on a winner which rolled back: the key may be free again,
 				// and this transaction is gone, so claim anew. A lock wait that timed out means the winner is
@@ -266,6 +286,13 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			case Connection.TRANSACTION_SERIALIZABLE -> "SERIALIZABLE";
 			default -> "isolation level " + isolation;
 		};
+	}
+
+	private LedgerUnavailableException ledgerUnavailable(ToolDescriptor tool, ClaimRequest request, Exception cause) {
+		logger.warn("Tool '" + tool.name() + "' was not executed: its claim (key " + request.key() + ") could not be"
+				+ " recorded: " + cause);
+		tell(tool, request, IdempotentCall.Outcome.LEDGER_UNAVAILABLE);
+		return new LedgerUnavailableException(tool.name(), cause);
 	}
 
 	private void recordSuccess(JdbcLedger ledger, ToolDescriptor tool, ClaimRequest request, Object result) {

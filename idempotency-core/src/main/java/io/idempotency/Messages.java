@@ -11,6 +11,9 @@ final class Messages {
 	static final String REPLAYED_WITHOUT_RESULT = "Already done earlier in this run, but its result could not be"
 			+ " kept, so it cannot be shown again. Nothing was done again: do not repeat it, and report it as done.";
 
+	static final String LEDGER_UNAVAILABLE = "Not done: this action could not be recorded before it was carried"
+			+ " out, so it was not carried out. Nothing happened. It can be tried again later.";
+
 	private Messages() {
 	}
 

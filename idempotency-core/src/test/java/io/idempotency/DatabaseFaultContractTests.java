@@ -274,8 +274,14 @@ abstract class DatabaseFaultContractTests {
 		assertThat(inFlight).isEqualTo(key("place_order", "away-1").externalReference("o"));
 		// While it is away: every call, repeat, pass and purge fails clearly, and nothing executes.
 		attempt("away-1", () -> this.tools.placeOrder("widget")).assertRightAnswerOrClearError(inFlight);
-		attempt("away-2", () -> this.tools.placeOrder("widget")).assertFailed();
-		attempt("away-3", () -> this.tools.placeOrderInTransaction("widget")).assertFailed();
+		Outcome refused = attempt("away-2", () -> this.tools.placeOrder("widget"));
+		refused.assertFailed();
+		assertThat(refused.failure()).isInstanceOf(LedgerUnavailableException.class)
+			.hasMessage("Not done: this action could not be recorded before it was carried out, so it was not carried"
+					+ " out. Nothing happened. It can be tried again later.");
+		Outcome refusedInTransaction = attempt("away-3", () -> this.tools.placeOrderInTransaction("widget"));
+		refusedInTransaction.assertFailed();
+		assertThat(refusedInTransaction.failure()).isInstanceOf(LedgerUnavailableException.class);
 		attempt("away", this.reconciler::reconcile).assertFailed();
 		attempt("away", () -> this.ledger.purgeSettled(Duration.ZERO, 10)).assertFailed();
 		assertThat(effects(key("place_order", "away-2"))).isZero();
@@ -402,7 +408,8 @@ abstract class DatabaseFaultContractTests {
 
 		void assertFailed() {
 			assertThat(this.failure).as("the caller's answer (it returned %s)", this.value).isNotNull();
-			assertThat(this.failure).isInstanceOfAny(DataAccessException.class, TransactionException.class);
+			assertThat(this.failure).isInstanceOfAny(LedgerUnavailableException.class, DataAccessException.class,
+					TransactionException.class);
 			assertThat(this.failure).hasRootCauseInstanceOf(java.sql.SQLTransientConnectionException.class);
 			assertThat(this.failure.getMessage()).isNotBlank();
 		}

@@ -52,7 +52,8 @@ public final class IdempotentMcpTools {
 			IdempotentCall.Outcome.PREVIOUS_ATTEMPT_FAILED, "previous_attempt_failed",
 			IdempotentCall.Outcome.REPLAYED, "replayed_without_result",
 			IdempotentCall.Outcome.CONFLICT, "refused_conflict",
-			IdempotentCall.Outcome.WITHOUT_RUN, "refused_without_run");
+			IdempotentCall.Outcome.WITHOUT_RUN, "refused_without_run",
+			IdempotentCall.Outcome.LEDGER_UNAVAILABLE, "refused_ledger_unavailable");
 
 	/** Set while a decorated MCP tool runs on this thread: its callback leaves the answer to this class. */
 	private static final ThreadLocal<Boolean> answering = new ThreadLocal<>();

@@ -9,6 +9,7 @@ import io.idempotency.MissingRunException;
 import io.idempotency.PreviousAttemptFailedException;
 import io.idempotency.ResultNotStoredException;
 import io.idempotency.ToolCallInProgressException;
+import io.idempotency.LedgerUnavailableException;
 import io.idempotency.key.InvalidArgumentsException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -27,7 +28,8 @@ final class ToolAnswers {
 			ResultNotStoredException.class, "replayed_without_result",
 			IdempotencyConflictException.class, "refused_conflict",
 			MissingRunException.class, "refused_without_run",
-			InvalidArgumentsException.class, "refused_invalid_arguments");
+			InvalidArgumentsException.class, "refused_invalid_arguments",
+			LedgerUnavailableException.class, "refused_ledger_unavailable");
 
 	private ToolAnswers() {
 	}

@@ -395,6 +395,24 @@ class SpringAiToolLoopTest {
 	}
 
 	@Test
+	void aCallThatCannotBeClaimedTellsItsCallerNothingWasDone() {
+		this.runner.run((context) -> {
+			DraftTools tools = context.getBean(DraftTools.class);
+			ToolCallback draft = callback(IdempotentToolCallbacks.from(tools), "draft_quote");
+			// The ledger's table is gone: no claim can be recorded, so nothing may run.
+			new org.springframework.jdbc.core.JdbcTemplate(context.getBean(DataSource.class)).execute("DROP TABLE tool_audit");
+
+			String answer = draft.call("{\"sku\":\"SKU-4411\",\"quantity\":200}",
+					new ToolContext(Map.of("runId", "unavailable-run", "userId", "rep-1")));
+
+			assertThat(answer).contains("\"kind\":\"refused_ledger_unavailable\"")
+				.contains("Nothing happened")
+				.doesNotContain("tool_audit");
+			assertThat(tools.drafts()).isZero();
+		});
+	}
+
+	@Test
 	void aReturnDirectToolGivesTheApplicationItsResultUnwrapped() {
 		this.runner.run((context) -> {
 			DraftTools tools = context.getBean(DraftTools.class);
