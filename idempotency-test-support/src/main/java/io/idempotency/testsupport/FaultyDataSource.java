@@ -1,15 +1,10 @@
 package io.idempotency.testsupport;
 
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -26,7 +21,7 @@ import javax.sql.DataSource;
  * on the server, as a server does when its client goes away, and every later use of it fails, as a
  * driver's does. Pooled connections underneath stay healthy, so the next connection taken works.
  */
-public final class FaultyDataSource implements DataSource {
+public final class FaultyDataSource extends WrappingDataSource {
 
 	/** Where, relative to the step, the connection is lost. */
 	public enum When {
@@ -42,11 +37,6 @@ public final class FaultyDataSource implements DataSource {
 	/** The SQL state of a lost connection (08006, connection failure). */
 	public static final String CONNECTION_FAILURE = "08006";
 
-	private static final Set<String> EXECUTIONS = Set.of("execute", "executeQuery", "executeUpdate", "executeLargeUpdate",
-			"executeBatch", "executeLargeBatch");
-
-	private final DataSource target;
-
 	private final AtomicInteger steps = new AtomicInteger();
 
 	private final List<String> trace = new CopyOnWriteArrayList<>();
@@ -58,7 +48,7 @@ public final class FaultyDataSource implements DataSource {
 	private volatile boolean away;
 
 	public FaultyDataSource(DataSource target) {
-		this.target = target;
+		super(target);
 	}
 
 	/** Loses the connection at the given step (1 is the first step after this call) and counts anew. */
@@ -140,7 +130,7 @@ public final class FaultyDataSource implements DataSource {
 
 	private Connection faulty(Connection connection) {
 		boolean[] dead = { false };
-		return proxy(Connection.class, connection, (method, args) -> {
+		return proxyOf(Connection.class, connection, (method, args) -> {
 			String name = method.getName();
 			if (name.equals("close") || name.equals("isClosed")) {
 				return method.invoke(connection, args);
@@ -156,25 +146,22 @@ public final class FaultyDataSource implements DataSource {
 			}
 			Object result = method.invoke(connection, args);
 			if (result instanceof Statement statement) {
-				String sql = (args != null && args.length > 0 && args[0] instanceof String text) ? text : null;
-				return faulty(statement, sql, connection, dead);
+				return faulty(statement, sqlOf(args, null), connection, dead);
 			}
 			return result;
 		});
 	}
 
-	private Object faulty(Statement statement, String preparedSql, Connection connection, boolean[] dead) {
-		Class<?>[] types = interfacesOf(statement);
-		return Proxy.newProxyInstance(FaultyDataSource.class.getClassLoader(), types, handler(statement, (method, args) -> {
+	private Statement faulty(Statement statement, String preparedSql, Connection connection, boolean[] dead) {
+		return proxyOf(statement, (method, args) -> {
 			if (dead[0] && !method.getName().equals("close")) {
 				throw new SQLTransientConnectionException("Connection lost earlier (injected fault)", CONNECTION_FAILURE);
 			}
 			if (EXECUTIONS.contains(method.getName())) {
-				String sql = (args != null && args.length > 0 && args[0] instanceof String text) ? text : preparedSql;
-				return failing(connection, dead, sql, () -> method.invoke(statement, args));
+				return failing(connection, dead, sqlOf(args, preparedSql), () -> method.invoke(statement, args));
 			}
 			return method.invoke(statement, args);
-		}));
+		});
 	}
 
 	private Object failing(Connection connection, boolean[] dead, String what, Call step) throws Throwable {
@@ -192,79 +179,6 @@ public final class FaultyDataSource implements DataSource {
 		}
 		throw lost("step " + this.steps.get() + " (" + what + "), "
 				+ ((fault == When.BEFORE) ? "before it reached the database" : "after it took effect"));
-	}
-
-	private static Class<?>[] interfacesOf(Statement statement) {
-		if (statement instanceof java.sql.CallableStatement) {
-			return new Class<?>[] { java.sql.CallableStatement.class };
-		}
-		if (statement instanceof java.sql.PreparedStatement) {
-			return new Class<?>[] { java.sql.PreparedStatement.class };
-		}
-		return new Class<?>[] { Statement.class };
-	}
-
-	@SuppressWarnings("unchecked")
-	private static <T> T proxy(Class<T> type, T target, Invocation invocation) {
-		return (T) Proxy.newProxyInstance(FaultyDataSource.class.getClassLoader(), new Class<?>[] { type },
-				handler(target, invocation));
-	}
-
-	private static InvocationHandler handler(Object target, Invocation invocation) {
-		return (proxy, method, args) -> {
-			if (method.getName().equals("unwrap") && args != null && args[0] instanceof Class<?> type
-					&& type.isInstance(target)) {
-				return target;
-			}
-			try {
-				return invocation.invoke(method, args);
-			}
-			catch (InvocationTargetException ex) {
-				throw ex.getCause();
-			}
-		};
-	}
-
-	@Override
-	public java.io.PrintWriter getLogWriter() throws SQLException {
-		return this.target.getLogWriter();
-	}
-
-	@Override
-	public void setLogWriter(java.io.PrintWriter out) throws SQLException {
-		this.target.setLogWriter(out);
-	}
-
-	@Override
-	public void setLoginTimeout(int seconds) throws SQLException {
-		this.target.setLoginTimeout(seconds);
-	}
-
-	@Override
-	public int getLoginTimeout() throws SQLException {
-		return this.target.getLoginTimeout();
-	}
-
-	@Override
-	public java.util.logging.Logger getParentLogger() throws java.sql.SQLFeatureNotSupportedException {
-		return this.target.getParentLogger();
-	}
-
-	@Override
-	public <T> T unwrap(Class<T> type) throws SQLException {
-		return type.isInstance(this.target) ? type.cast(this.target) : this.target.unwrap(type);
-	}
-
-	@Override
-	public boolean isWrapperFor(Class<?> type) throws SQLException {
-		return type.isInstance(this.target) || this.target.isWrapperFor(type);
-	}
-
-	@FunctionalInterface
-	private interface Invocation {
-
-		Object invoke(Method method, Object[] args) throws Throwable;
-
 	}
 
 	@FunctionalInterface
