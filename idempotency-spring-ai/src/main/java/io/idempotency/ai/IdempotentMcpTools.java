@@ -33,7 +33,9 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
  * stays the stored result, so that it still validates against the tool's output schema;</li>
  * <li>the tool's annotations advertise {@code idempotentHint: true}; its other hints are left as they are.</li>
  * </ul>
- * A {@code _meta} run that is not a non-blank string is refused with an error result, and nothing runs.
+ * A {@code _meta} run that is not a non-blank string of at most 255 characters without control characters
+ * is refused with an error result, and nothing runs. The user of a {@code _meta} run is the caller the
+ * decorator is given (the request's authenticated user), so that one client never reads another's row.
  */
 public final class IdempotentMcpTools {
 
@@ -62,17 +64,34 @@ public final class IdempotentMcpTools {
 
 	private final Set<String> idempotentToolNames;
 
+	private final Supplier<String> caller;
+
 	/**
+	 * A decorator whose {@code _meta} runs have no user: rows of such runs answer every client that presents
+	 * the run id, so use it only where the server's clients trust each other, or their run ids are secret.
 	 * @param runIdMetaKey the {@code _meta} entry that names a call's run
 	 * @param idempotentToolNames the names the idempotent tools are exposed under, which advertise
 	 * {@code idempotentHint}; every call is decorated whatever its name, so that a run is bound for it
 	 */
 	public IdempotentMcpTools(String runIdMetaKey, Set<String> idempotentToolNames) {
+		this(runIdMetaKey, idempotentToolNames, () -> null);
+	}
+
+	/**
+	 * @param runIdMetaKey the {@code _meta} entry that names a call's run
+	 * @param idempotentToolNames the names the idempotent tools are exposed under, which advertise
+	 * {@code idempotentHint}; every call is decorated whatever its name, so that a run is bound for it
+	 * @param caller the authenticated user of the request being served, asked on the thread that runs the
+	 * call, or {@code null} when there is none: the user of a {@code _meta} run, so that another client's
+	 * call with the same run id is refused rather than answered from this user's row
+	 */
+	public IdempotentMcpTools(String runIdMetaKey, Set<String> idempotentToolNames, Supplier<String> caller) {
 		if (runIdMetaKey == null || runIdMetaKey.isBlank()) {
 			throw new IllegalArgumentException("The _meta entry that names an MCP call's run must not be blank");
 		}
 		this.runIdMetaKey = runIdMetaKey;
 		this.idempotentToolNames = Set.copyOf(Objects.requireNonNull(idempotentToolNames, "idempotentToolNames"));
+		this.caller = Objects.requireNonNull(caller, "caller");
 	}
 
 	/** The tool specification of a stateful synchronous server, decorated; one already decorated is kept. */
@@ -122,7 +141,8 @@ public final class IdempotentMcpTools {
 					+ " characters. Nothing was done");
 		}
 		Supplier<CallToolResult> answered = () -> answer(handler);
-		return (runId != null) ? RunContext.supply(new Run((String) runId, null), answered) : answered.get();
+		return (runId != null) ? RunContext.supply(new Run((String) runId, this.caller.get()), answered)
+				: answered.get();
 	}
 
 	private static boolean isRunId(String text) {

@@ -1,6 +1,7 @@
 package io.idempotency.autoconfigure.ai;
 
 import java.util.List;
+import java.util.function.Supplier;
 
 import io.idempotency.IdempotentToolRegistry;
 import io.idempotency.ai.IdempotentMcpTools;
@@ -20,12 +21,14 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
 
 /**
  * MCP servers built by Spring AI (synchronous, stateful or stateless): every tool specification the server
  * is given, from tool callbacks or {@code @McpTool} methods, is decorated by {@link IdempotentMcpTools}, so
  * that a {@code tools/call} names its run in {@code _meta}, a replay says so, and idempotent tools advertise
- * {@code idempotentHint}.
+ * {@code idempotentHint}. In a servlet application, the request's authenticated user is the user of a
+ * {@code _meta} run, so that a client never reads another user's row by presenting its run id.
  */
 @AutoConfiguration
 @ConditionalOnClass({ McpServerFeatures.class, IdempotentMcpTools.class })
@@ -84,13 +87,24 @@ public class IdempotencyMcpServerAutoConfiguration {
 					|| element instanceof McpStatelessServerFeatures.SyncToolSpecification;
 		}
 
+		/** In a servlet application, the request's authenticated user: the user of a {@code _meta} run. */
+		private Supplier<String> caller() {
+			ClassLoader classLoader = getClass().getClassLoader();
+			for (String required : AuthenticatedCaller.REQUIRED_CLASSES) {
+				if (!ClassUtils.isPresent(required, classLoader)) {
+					return () -> null;
+				}
+			}
+			return new AuthenticatedCaller();
+		}
+
 		/** Made at the first tool, when every bean definition is known. */
 		private IdempotentMcpTools tools() {
 			if (this.tools == null) {
 				IdempotencyProperties properties = Binder.get(this.environment)
 					.bindOrCreate("idempotency", IdempotencyProperties.class);
 				this.tools = new IdempotentMcpTools(properties.getMcp().getRunIdMetaKey(),
-						IdempotentToolRegistry.exposedToolNames(this.beanFactory));
+						IdempotentToolRegistry.exposedToolNames(this.beanFactory), caller());
 			}
 			return this.tools;
 		}

@@ -164,6 +164,42 @@ class McpServerRoundTripTest {
 	}
 
 	@Test
+	void anotherUserPresentingTheSameRunIdIsRefusedAndReadsNothingOfTheFirstUsersCall() {
+		McpSyncClient ada = clientOf("ada");
+		McpSyncClient bob = clientOf("bob");
+		try {
+			int before = tickets();
+			Map<String, Object> meta = Map.of("io.idempotency/runId", "shared-run-" + System.nanoTime());
+			CallToolResult opened = ada.callTool(openTicket("valve leak", meta));
+			assertThat(opened.isError()).isFalse();
+
+			CallToolResult refused = bob.callTool(openTicket("valve leak", meta));
+			assertThat(refused.isError()).isTrue();
+			assertThat(JSON.readTree(text(refused)).get("kind").asString()).isEqualTo("refused_conflict");
+			assertThat(text(refused)).doesNotContain(text(opened));
+
+			CallToolResult replayed = ada.callTool(openTicket("valve leak", meta));
+			assertThat(replayed.meta()).containsEntry("io.idempotency/replayed", true);
+			assertThat(tickets()).isEqualTo(before + 1);
+		}
+		finally {
+			ada.closeGracefully();
+			bob.closeGracefully();
+		}
+	}
+
+	private McpSyncClient clientOf(String user) {
+		McpSyncClient client = McpClient
+			.sync(HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + this.port)
+				.requestBuilder(java.net.http.HttpRequest.newBuilder().header(Server.USER_HEADER, user))
+				.build())
+			.requestTimeout(Duration.ofSeconds(30))
+			.build();
+		client.initialize();
+		return client;
+	}
+
+	@Test
 	void aToolThatIsNotIdempotentRunsEveryTime() {
 		CallToolResult result = this.client.callTool(new CallToolRequest("check_inventory", Map.of("sku", "SKU-4411"), null));
 		assertThat(result.isError()).isFalse();
@@ -237,6 +273,23 @@ class McpServerRoundTripTest {
 	@Configuration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
 	static class Server {
+
+		/** Stands in for the application's authentication: the request's user is named in this header. */
+		static final String USER_HEADER = "X-Test-User";
+
+		@Bean
+		jakarta.servlet.Filter authenticatedUsers() {
+			return (request, response, chain) -> {
+				jakarta.servlet.http.HttpServletRequest http = (jakarta.servlet.http.HttpServletRequest) request;
+				String user = http.getHeader(USER_HEADER);
+				chain.doFilter((user == null) ? request : new jakarta.servlet.http.HttpServletRequestWrapper(http) {
+					@Override
+					public java.security.Principal getUserPrincipal() {
+						return () -> user;
+					}
+				}, response);
+			};
+		}
 
 		@Bean
 		TicketTools ticketTools(JdbcTemplate jdbc) {
