@@ -28,12 +28,9 @@ import org.junit.jupiter.api.TestInstance;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -66,33 +63,12 @@ abstract class HostileInputContractTests {
 	/** Whether the database itself refuses invalid JSON in the result column (H2 stores text). */
 	abstract boolean refusesInvalidJson();
 
-	@Configuration(proxyBeanMethods = false)
-	@EnableIdempotentTools
-	static class Tools {
-
-		@Bean
-		JdbcLedger ledger(DataSource dataSource) {
-			return new JdbcLedger(dataSource, LEDGER_TABLE, Redaction.defaults());
-		}
-
-		@Bean
-		HostileTools hostileTools() {
-			return new HostileTools();
-		}
-
-	}
-
 	@BeforeEach
 	void start() {
 		if (this.context == null) {
 			DataSource dataSource = dataSource();
-			LedgerSchema.drop(dataSource, LEDGER_TABLE);
-			LedgerSchema.create(dataSource, LEDGER_TABLE);
 			this.jdbc = new JdbcTemplate(dataSource);
-			this.context = new AnnotationConfigApplicationContext();
-			this.context.registerBean(DataSource.class, () -> new DelegatingDataSource(dataSource));
-			this.context.register(Tools.class);
-			this.context.refresh();
+			this.context = ToolContexts.start(dataSource, LEDGER_TABLE, HostileTools.class, HostileTools::new);
 			this.tools = this.context.getBean(HostileTools.class);
 			this.ledger = this.context.getBean(JdbcLedger.class);
 		}

@@ -13,7 +13,6 @@ import io.idempotency.SecretTools.Settings;
 import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.ledger.JdbcLedger;
-import io.idempotency.ledger.LedgerSchema;
 import io.idempotency.ledger.Redaction;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
@@ -21,10 +20,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -58,31 +54,11 @@ abstract class SecretSweepContractTests {
 
 	abstract DataSource dataSource();
 
-	@Configuration(proxyBeanMethods = false)
-	@EnableIdempotentTools
-	static class Tools {
-
-		@Bean
-		JdbcLedger ledger(DataSource dataSource) {
-			return new JdbcLedger(dataSource, LEDGER_TABLE, Redaction.defaults());
-		}
-
-		@Bean
-		SecretTools secretTools() {
-			return new SecretTools();
-		}
-
-	}
-
 	@Test
 	void noPlantedSecretReachesAnyColumnOfAnyRow() {
 		DataSource dataSource = dataSource();
-		LedgerSchema.drop(dataSource, LEDGER_TABLE);
-		LedgerSchema.create(dataSource, LEDGER_TABLE);
-		try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
-			context.registerBean(DataSource.class, () -> new DelegatingDataSource(dataSource));
-			context.register(Tools.class);
-			context.refresh();
+		try (AnnotationConfigApplicationContext context = ToolContexts.start(dataSource, LEDGER_TABLE, SecretTools.class,
+				SecretTools::new)) {
 			SecretTools tools = context.getBean(SecretTools.class);
 			JdbcLedger ledger = context.getBean(JdbcLedger.class);
 
