@@ -146,6 +146,13 @@ class PostgresqlStarterTest {
 
 		static final AtomicInteger reconciled = new AtomicInteger();
 
+		/** Held at its start until released; nothing reconciled yet. */
+		static void reset() {
+			started = new CountDownLatch(1);
+			release = new CountDownLatch(1);
+			reconciled.set(0);
+		}
+
 		@IdempotentTool(name = "export_report", reconcile = "findReport")
 		public String exportReport(String account) throws InterruptedException {
 			started.countDown();
@@ -162,9 +169,7 @@ class PostgresqlStarterTest {
 
 	@Test
 	void aCallThatRunsLongerThanStaleAfterIsNotReconciledWhileItsInstanceLives() throws Exception {
-		ReportTool.started = new CountDownLatch(1);
-		ReportTool.release = new CountDownLatch(1);
-		ReportTool.reconciled.set(0);
+		ReportTool.reset();
 		JdbcTemplate jdbc = new JdbcTemplate(postgres());
 		ExecutorService caller = Executors.newSingleThreadExecutor();
 		try {
@@ -203,9 +208,7 @@ class PostgresqlStarterTest {
 
 	@Test
 	void aLateCompletionAfterAnotherInstanceReconciledTheCallIsCountedReportedAndNotWritten() throws Exception {
-		ReportTool.started = new CountDownLatch(1);
-		ReportTool.release = new CountDownLatch(1);
-		ReportTool.reconciled.set(0);
+		ReportTool.reset();
 		JdbcTemplate jdbc = new JdbcTemplate(postgres());
 		ExecutorService caller = Executors.newSingleThreadExecutor();
 		try {
