@@ -161,7 +161,8 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		}
 		catch (PessimisticLockingFailureException ex) {
 			if (!tool.transactional()) {
-				throw ex;
+				// The ledger made the claim again, and it lost every time: nothing was claimed, nothing runs.
+				throw ledgerUnavailable(tool, request, ex);
 			}
 			// Callers of a transactional tool wait on the winner's uncommitted row: contention, not failure.
 			throw new ClaimContended(ex);

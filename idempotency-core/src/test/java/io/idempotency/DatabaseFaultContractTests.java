@@ -265,6 +265,20 @@ abstract class DatabaseFaultContractTests {
 	}
 
 	@Test
+	void aClaimThatLosesADeadlockIsMadeAgainAndTheCallRunsOnce() {
+		// The claim statement: PostgreSQL's reads and inserts in one statement; the others insert.
+		this.faulty.deadlockOnce("INSERT");
+		String reference = inRun("deadlock-1", () -> this.tools.placeOrder("widget"));
+		assertThat(reference).isEqualTo(key("place_order", "deadlock-1").externalReference("o"));
+		assertThat(effects(key("place_order", "deadlock-1"))).isEqualTo(1);
+		assertThat(this.ledger.find(key("place_order", "deadlock-1")).orElseThrow().status())
+			.isEqualTo(LedgerStatus.SUCCEEDED);
+		assertThat(inRun("deadlock-1", () -> this.tools.placeOrder("widget"))).isEqualTo(reference);
+		assertThat(effects(key("place_order", "deadlock-1"))).isEqualTo(1);
+		assertThat(this.tools.violations()).isEmpty();
+	}
+
+	@Test
 	void aDatabaseThatGoesAwayAndComesBackLosesNothingAndRunsNothingTwice() {
 		// A call whose effect is done when the database goes away: its outcome cannot be recorded.
 		this.tools.afterEffect(this.faulty::goAway);

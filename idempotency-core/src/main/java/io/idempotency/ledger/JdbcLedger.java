@@ -27,6 +27,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.jdbc.datasource.ConnectionHolder;
@@ -57,6 +58,9 @@ public final class JdbcLedger implements AutoCloseable {
 
 	/** The longest error text stored; longer ones are cut. */
 	public static final int MAX_ERROR_LENGTH = 4000;
+
+	/** How often a claim on the ledger's own connection is made when it loses a lock conflict. */
+	private static final int CLAIM_ATTEMPTS = 3;
 
 	private static final int REPLAY_COUNT_CAPACITY = 100_000;
 
@@ -203,7 +207,7 @@ public final class JdbcLedger implements AutoCloseable {
 			return counted(answerFrom(kept, request), request);
 		}
 		String storedArguments = this.redaction.redact(request.arguments(), request.sensitiveNames());
-		Claim claim = committed(() -> claimOnce(request, storedArguments));
+		Claim claim = claimCommitted(request, storedArguments);
 		if (claim instanceof Claim.Won && !this.joinCallersTransaction) {
 			// Claimed and committed: until its outcome is recorded, this instance beats for it. A claim in the
 			// caller's transaction is invisible to others until it commits with its outcome.
@@ -215,6 +219,26 @@ public final class JdbcLedger implements AutoCloseable {
 			answered(claim).ifPresent(this.settled::keep);
 		}
 		return counted(claim, request);
+	}
+
+	/**
+	 * The claim, committed on the ledger's own connection; a claim that loses a deadlock or a lock wait
+	 * (MariaDB's and MySQL's unique-index locks, under concurrent inserts and retention's deletes) was rolled
+	 * back whole by the database, so it is made again, a few times. In the caller's transaction the whole
+	 * transaction is gone, so that is the caller's to retry.
+	 */
+	private Claim claimCommitted(ClaimRequest request, String storedArguments) {
+		for (int attempt = 1;; attempt++) {
+			try {
+				return committed(() -> claimOnce(request, storedArguments));
+			}
+			catch (PessimisticLockingFailureException ex) {
+				if (this.joinCallersTransaction || attempt >= CLAIM_ATTEMPTS) {
+					throw ex;
+				}
+				logger.debug("The claim of " + request.key() + " lost a lock conflict and is made again: " + ex);
+			}
+		}
 	}
 
 	private Claim counted(Claim claim, ClaimRequest request) {

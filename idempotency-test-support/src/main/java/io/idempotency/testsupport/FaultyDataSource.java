@@ -47,6 +47,8 @@ public final class FaultyDataSource extends WrappingDataSource {
 
 	private volatile boolean away;
 
+	private final java.util.concurrent.atomic.AtomicReference<String> deadlockOn = new java.util.concurrent.atomic.AtomicReference<>();
+
 	public FaultyDataSource(DataSource target) {
 		super(target);
 	}
@@ -65,6 +67,16 @@ public final class FaultyDataSource extends WrappingDataSource {
 	public void heal() {
 		reset();
 		this.away = false;
+		this.deadlockOn.set(null);
+	}
+
+	/**
+	 * The next statement whose text holds the fragment (ignoring case) loses a deadlock: it fails before it
+	 * reaches the server with MySQL's deadlock error (SQL state 40001, code 1213), the transaction it ran in is
+	 * rolled back, and the connection stays usable, as a deadlock victim's does.
+	 */
+	public void deadlockOnce(String sqlFragment) {
+		this.deadlockOn.set(sqlFragment.toLowerCase(java.util.Locale.ROOT));
 	}
 
 	/** Every step fails, before it reaches the server, until {@link #comeBack()}. */
@@ -165,6 +177,15 @@ public final class FaultyDataSource extends WrappingDataSource {
 	}
 
 	private Object failing(Connection connection, boolean[] dead, String what, Call step) throws Throwable {
+		String fragment = this.deadlockOn.get();
+		if (fragment != null && what != null && what.toLowerCase(java.util.Locale.ROOT).contains(fragment)
+				&& this.deadlockOn.compareAndSet(fragment, null)) {
+			if (!connection.getAutoCommit()) {
+				connection.rollback();
+			}
+			throw new java.sql.SQLTransactionRollbackException(
+					"Injected fault: deadlock found when trying to get lock; try restarting transaction", "40001", 1213);
+		}
 		When fault = step(what, null);
 		if (fault == null) {
 			return step.invoke();
