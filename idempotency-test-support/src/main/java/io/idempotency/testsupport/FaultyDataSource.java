@@ -2,11 +2,14 @@ package io.idempotency.testsupport;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
 
@@ -47,7 +50,7 @@ public final class FaultyDataSource extends WrappingDataSource {
 
 	private volatile boolean away;
 
-	private final java.util.concurrent.atomic.AtomicReference<String> deadlockOn = new java.util.concurrent.atomic.AtomicReference<>();
+	private final AtomicReference<String> deadlockOn = new AtomicReference<>();
 
 	public FaultyDataSource(DataSource target) {
 		super(target);
@@ -76,7 +79,7 @@ public final class FaultyDataSource extends WrappingDataSource {
 	 * rolled back, and the connection stays usable, as a deadlock victim's does.
 	 */
 	public void deadlockOnce(String sqlFragment) {
-		this.deadlockOn.set(sqlFragment.toLowerCase(java.util.Locale.ROOT));
+		this.deadlockOn.set(sqlFragment.toLowerCase(Locale.ROOT));
 	}
 
 	/** Every step fails, before it reaches the server, until {@link #comeBack()}. */
@@ -178,12 +181,12 @@ public final class FaultyDataSource extends WrappingDataSource {
 
 	private Object failing(Connection connection, boolean[] dead, String what, Call step) throws Throwable {
 		String fragment = this.deadlockOn.get();
-		if (fragment != null && what != null && what.toLowerCase(java.util.Locale.ROOT).contains(fragment)
+		if (fragment != null && what != null && what.toLowerCase(Locale.ROOT).contains(fragment)
 				&& this.deadlockOn.compareAndSet(fragment, null)) {
 			if (!connection.getAutoCommit()) {
 				connection.rollback();
 			}
-			throw new java.sql.SQLTransactionRollbackException(
+			throw new SQLTransactionRollbackException(
 					"Injected fault: deadlock found when trying to get lock; try restarting transaction", "40001", 1213);
 		}
 		When fault = step(what, null);

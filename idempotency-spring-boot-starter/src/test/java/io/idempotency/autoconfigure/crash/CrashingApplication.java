@@ -12,6 +12,7 @@ import java.sql.PreparedStatement;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
 
@@ -121,40 +122,41 @@ public class CrashingApplication {
 	@Bean
 	static BeanPostProcessor crashPoints(org.springframework.core.env.Environment environment) {
 		String table = environment.getProperty("idempotency.jdbc.table-name", "tool_audit").toLowerCase(Locale.ROOT);
+		// PostgreSQL's claim is an INSERT inside a WITH statement; MariaDB's an INSERT IGNORE.
+		Pattern claim = Pattern.compile("insert\\s+(ignore\\s+)?into\\s+" + Pattern.quote(table) + "\\b");
 		return new BeanPostProcessor() {
 			@Override
 			public Object postProcessAfterInitialization(Object bean, String beanName) {
 				if (bean instanceof DataSource dataSource && !(bean instanceof Proxy)) {
-					return withPoints(dataSource, table);
+					return withPoints(dataSource, table, claim);
 				}
 				return bean;
 			}
 		};
 	}
 
-	private static DataSource withPoints(DataSource target, String table) {
+	private static DataSource withPoints(DataSource target, String table, Pattern claim) {
 		return (DataSource) Proxy.newProxyInstance(CrashingApplication.class.getClassLoader(),
 				new Class<?>[] { DataSource.class }, invoking(target, (method, args) -> {
 					Object result = method.invoke(target, args);
-					return (result instanceof Connection connection) ? withPoints(connection, table) : result;
+					return (result instanceof Connection connection) ? withPoints(connection, table, claim) : result;
 				}));
 	}
 
-	private static Connection withPoints(Connection target, String table) {
+	private static Connection withPoints(Connection target, String table, Pattern claim) {
 		return (Connection) Proxy.newProxyInstance(CrashingApplication.class.getClassLoader(),
 				new Class<?>[] { Connection.class }, invoking(target, (method, args) -> {
 					Object result = method.invoke(target, args);
 					if (result instanceof PreparedStatement statement && args[0] instanceof String sql) {
-						return withPoints(statement, sql.toLowerCase(Locale.ROOT), table);
+						String lower = sql.toLowerCase(Locale.ROOT);
+						return withPoints(statement, claim.matcher(lower).find(),
+								lower.startsWith("update " + table + " set status"));
 					}
 					return result;
 				}));
 	}
 
-	private static PreparedStatement withPoints(PreparedStatement target, String sql, String table) {
-		// PostgreSQL's claim is an INSERT inside a WITH statement; MariaDB's an INSERT IGNORE.
-		boolean claim = java.util.regex.Pattern.compile("insert\\s+(ignore\\s+)?into\\s+" + table + "\\b").matcher(sql).find();
-		boolean outcome = sql.startsWith("update " + table + " set status");
+	private static PreparedStatement withPoints(PreparedStatement target, boolean claim, boolean outcome) {
 		return (PreparedStatement) Proxy.newProxyInstance(CrashingApplication.class.getClassLoader(),
 				new Class<?>[] { PreparedStatement.class }, invoking(target, (method, args) -> {
 					if (!method.getName().startsWith("execute")) {

@@ -81,8 +81,8 @@ abstract class SoakContractTests {
 		jdbc.execute("CREATE TABLE " + SoakApplication.EFFECTS + " (id " + identityColumn()
 				+ ", reference VARCHAR(40) NOT NULL)");
 		insertOldRows(jdbc, TABLE, OLD_ROWS);
-		boolean long_ = "long".equals(System.getProperty("idempotency.reliability"));
-		Duration soak = Duration.ofSeconds(long_ ? LONG_SECONDS : SHORT_SECONDS);
+		boolean longForm = "long".equals(System.getProperty("idempotency.reliability"));
+		Duration soak = Duration.ofSeconds(longForm ? LONG_SECONDS : SHORT_SECONDS);
 
 		List<Call> made = new CopyOnWriteArrayList<>();
 		Set<Call> distinct = ConcurrentHashMap.newKeySet();
