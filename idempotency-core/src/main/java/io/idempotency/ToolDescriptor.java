@@ -95,12 +95,10 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 			problems.add("has a name of " + name.length() + " characters; the ledger stores at most "
 					+ ClaimRequest.MAX_NAME_LENGTH);
 		}
-		for (int i = 0; i < name.length(); i++) {
-			if (Character.isISOControl(name.charAt(i))) {
-				problems.add("has a name holding the control character U+" + String.format("%04X", (int) name.charAt(i))
-						+ " at index " + i + ", which the ledger refuses");
-				return;
-			}
+		int control = ClaimRequest.controlCharacterAt(name);
+		if (control >= 0) {
+			problems.add("has a name holding the control character " + ClaimRequest.codePoint(name, control)
+					+ " at index " + control + ", which the ledger refuses");
 		}
 	}
 

@@ -40,6 +40,25 @@ public record ClaimRequest(IdempotencyKey key, String runId, String userId, Stri
 		this(key, runId, userId, tool, arguments, Set.of());
 	}
 
+	/**
+	 * Where a run id, user id or tool name holds its first control character (U+0000 to U+001F, U+007F to
+	 * U+009F), which the ledger refuses: a line break would forge lines in the logs that name it, and U+0000
+	 * cannot be stored. {@code -1} when it holds none.
+	 */
+	public static int controlCharacterAt(String value) {
+		for (int i = 0; i < value.length(); i++) {
+			if (Character.isISOControl(value.charAt(i))) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+	/** The character at the index, as {@code U+000A}. */
+	public static String codePoint(String value, int index) {
+		return String.format("U+%04X", (int) value.charAt(index));
+	}
+
 	private static void requireName(String value, String name, boolean optional) {
 		if (value == null) {
 			if (!optional) {
@@ -54,12 +73,10 @@ public record ClaimRequest(IdempotencyKey key, String runId, String userId, Stri
 			throw new IllegalArgumentException(name + " is " + value.length() + " characters long; the ledger stores at most "
 					+ MAX_NAME_LENGTH);
 		}
-		for (int i = 0; i < value.length(); i++) {
-			// A line break in a run id would forge lines in the logs that name it; U+0000 cannot be stored.
-			if (Character.isISOControl(value.charAt(i))) {
-				throw new IllegalArgumentException(name + " holds the control character U+"
-						+ String.format("%04X", (int) value.charAt(i)) + " at index " + i + "; the ledger refuses them");
-			}
+		int control = controlCharacterAt(value);
+		if (control >= 0) {
+			throw new IllegalArgumentException(name + " holds the control character " + codePoint(value, control)
+					+ " at index " + control + "; the ledger refuses them");
 		}
 	}
 

@@ -147,7 +147,7 @@ public final class IdempotentMcpTools {
 
 	private static boolean isRunId(String text) {
 		return !text.isBlank() && text.length() <= ClaimRequest.MAX_NAME_LENGTH
-				&& text.chars().noneMatch(Character::isISOControl);
+				&& ClaimRequest.controlCharacterAt(text) < 0;
 	}
 
 	private CallToolResult answer(Supplier<CallToolResult> handler) {
