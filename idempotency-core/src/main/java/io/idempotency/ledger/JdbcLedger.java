@@ -278,13 +278,14 @@ public final class JdbcLedger implements AutoCloseable {
 		Optional<Claim> claim = this.jdbc.query(this.sql.claim, values, CLAIM_TYPES_WITH_KEY_FIRST,
 				(ResultSet row) -> {
 					row.next();
-					row.getLong("won_id");
+					// Columns by position: won_id, then the answer columns.
+					row.getLong(1);
 					if (!row.wasNull()) {
 						return Optional.of(new Claim.Won(request.key()));
 					}
-					row.getLong("id");
+					row.getLong(2);
 					return row.wasNull() ? Optional.<Claim>empty()
-							: Optional.of(answerFrom(answerEntry(row, request, storedArguments), request));
+							: Optional.of(answerFrom(answerEntry(row, 2, request, storedArguments), request));
 				});
 		if (claim.isPresent()) {
 			return claim;
@@ -303,7 +304,7 @@ public final class JdbcLedger implements AutoCloseable {
 	}
 
 	private Optional<Claim> findClaimed(ClaimRequest request, String storedArguments) {
-		return this.jdbc.query(this.sql.findClaimed, (row, n) -> answerEntry(row, request, storedArguments),
+		return this.jdbc.query(this.sql.findClaimed, (row, n) -> answerEntry(row, 1, request, storedArguments),
 				request.key().value()).stream().findFirst().map((entry) -> answerFrom(entry, request));
 	}
 
@@ -699,21 +700,25 @@ public final class JdbcLedger implements AutoCloseable {
 		}
 	}
 
+	/** A row of {@link LedgerStatements#COLUMNS}, read by position in that order. */
 	private LedgerEntry entry(ResultSet row, int rowNumber) throws SQLException {
-		return new LedgerEntry(row.getLong("id"), new IdempotencyKey(row.getString("idempotency_key")),
-				row.getString("run_id"), row.getString("user_id"), row.getString("tool"), row.getString("arguments"),
-				LedgerStatus.ofColumnValue(row.getString("status")), row.getString("result"), row.getString("error"),
-				this.dialect.timestamp(row, "started_at"), this.dialect.timestamp(row, "finished_at"),
-				row.getInt("replay_count"), row.getInt("reconcile_attempts"), row.getString("reconcile_owner"));
+		return new LedgerEntry(row.getLong(1), new IdempotencyKey(row.getString(2)), row.getString(3), row.getString(4),
+				row.getString(5), row.getString(6), LedgerStatus.ofColumnValue(row.getString(7)), row.getString(8),
+				row.getString(9), this.dialect.timestamp(row, 10), this.dialect.timestamp(row, 11), row.getInt(12),
+				row.getInt(13), row.getString(14));
 	}
 
-	/** A row as a lost claim reads it: the key, run, tool and arguments are the claim's own. */
-	private LedgerEntry answerEntry(ResultSet row, ClaimRequest request, String storedArguments) throws SQLException {
-		return new LedgerEntry(row.getLong("id"), request.key(), request.runId(), row.getString("user_id"),
-				request.tool(), storedArguments, LedgerStatus.ofColumnValue(row.getString("status")),
-				row.getString("result"), row.getString("error"), this.dialect.timestamp(row, "started_at"),
-				this.dialect.timestamp(row, "finished_at"), row.getInt("replay_count"), row.getInt("reconcile_attempts"),
-				row.getString("reconcile_owner"));
+	/**
+	 * A row as a lost claim reads it: {@link LedgerStatements#ANSWER_COLUMNS} by position, from column
+	 * {@code first}. The key, run, tool and arguments are the claim's own.
+	 */
+	private LedgerEntry answerEntry(ResultSet row, int first, ClaimRequest request, String storedArguments)
+			throws SQLException {
+		return new LedgerEntry(row.getLong(first), request.key(), request.runId(), row.getString(first + 1),
+				request.tool(), storedArguments, LedgerStatus.ofColumnValue(row.getString(first + 2)),
+				row.getString(first + 3), row.getString(first + 4), this.dialect.timestamp(row, first + 5),
+				this.dialect.timestamp(row, first + 6), row.getInt(first + 7), row.getInt(first + 8),
+				row.getString(first + 9));
 	}
 
 	private static String requireLease(LedgerEntry leased) {

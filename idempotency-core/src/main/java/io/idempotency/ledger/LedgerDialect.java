@@ -95,7 +95,7 @@ enum LedgerDialect {
 		}
 
 		@Override
-		Instant timestamp(ResultSet row, String column) throws SQLException {
+		Instant timestamp(ResultSet row, int column) throws SQLException {
 			LocalDateTime utc = row.getObject(column, LocalDateTime.class);
 			return (utc != null) ? utc.toInstant(ZoneOffset.UTC) : null;
 		}
@@ -199,7 +199,8 @@ enum LedgerDialect {
 				+ " ORDER BY started_at LIMIT ?)";
 	}
 
-	Instant timestamp(ResultSet row, String column) throws SQLException {
+	/** A timestamp column, given by position, as an instant. */
+	Instant timestamp(ResultSet row, int column) throws SQLException {
 		OffsetDateTime time = row.getObject(column, OffsetDateTime.class);
 		return (time != null) ? time.toInstant() : null;
 	}
