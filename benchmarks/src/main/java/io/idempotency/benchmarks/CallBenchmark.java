@@ -31,8 +31,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code replayCache=true}, {@code replay} is answered from memory and the floor shows what it saves.</li>
  * </ul>
  * Read the medians as ratios to their floor; run with {@code -t 8} or {@code -t 32} and {@code -bm thrpt}
- * for throughput under concurrency (distinct keys per call). The database is found as the tests find
- * theirs ({@code IDEMPOTENCY_TEST_POSTGRES_URL} and so on).
+ * for throughput under concurrency (distinct keys per call), with a warm-up of a minute ({@code -wi 20
+ * -w 3}): under many threads on two cores the JIT compiles the library's path for most of that minute,
+ * and a shorter warm-up measures the compiler. {@link Rounds} runs the pairs in interleaved rounds. The
+ * database is found as the tests find theirs ({@code IDEMPOTENCY_TEST_POSTGRES_URL} and so on).
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
