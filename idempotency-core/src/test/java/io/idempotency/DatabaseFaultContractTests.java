@@ -39,6 +39,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionException;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -262,6 +263,27 @@ abstract class DatabaseFaultContractTests {
 		}
 		logger.info("faults.purge database={} trials={}", getClass().getSimpleName(), trials);
 		assertThat(trials).isGreaterThanOrEqualTo(4);
+	}
+
+	@Test
+	void aClaimThatLosesDeadlocksSeveralTimesInARowIsMadeAgainUntilItWins() {
+		// Under load (MariaDB, concurrent outcomes, transactional tools and retention) a claim can lose to the
+		// same lock holder several times before that holder commits.
+		this.faulty.deadlock("INSERT", 4);
+		String reference = inRun("deadlock-4", () -> this.tools.placeOrder("widget"));
+		assertThat(reference).isEqualTo(key("place_order", "deadlock-4").externalReference("o"));
+		assertThat(effects(key("place_order", "deadlock-4"))).isEqualTo(1);
+		assertThat(this.tools.violations()).isEmpty();
+	}
+
+	@Test
+	void aClaimThatNeverStopsLosingDeadlocksRunsNothing() {
+		this.faulty.deadlock("INSERT", Integer.MAX_VALUE);
+		assertThatThrownBy(() -> inRun("deadlock-always", () -> this.tools.placeOrder("widget")))
+			.isInstanceOf(LedgerUnavailableException.class);
+		this.faulty.heal();
+		assertThat(effects(key("place_order", "deadlock-always"))).isZero();
+		assertThat(this.ledger.find(key("place_order", "deadlock-always"))).isEmpty();
 	}
 
 	@Test

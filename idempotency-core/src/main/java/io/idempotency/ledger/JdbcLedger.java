@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -60,7 +61,10 @@ public final class JdbcLedger implements AutoCloseable {
 	public static final int MAX_ERROR_LENGTH = 4000;
 
 	/** How often a claim on the ledger's own connection is made when it loses a lock conflict. */
-	private static final int CLAIM_ATTEMPTS = 3;
+	private static final int CLAIM_ATTEMPTS = 6;
+
+	/** The longest pause before a claim that lost a lock conflict is made again; each pause is random below it. */
+	private static final long CLAIM_BACKOFF_MILLIS = 10;
 
 	private static final int REPLAY_COUNT_CAPACITY = 100_000;
 
@@ -223,9 +227,10 @@ public final class JdbcLedger implements AutoCloseable {
 
 	/**
 	 * The claim, committed on the ledger's own connection; a claim that loses a deadlock or a lock wait
-	 * (MariaDB's and MySQL's unique-index locks, under concurrent inserts and retention's deletes) was rolled
-	 * back whole by the database, so it is made again, a few times. In the caller's transaction the whole
-	 * transaction is gone, so that is the caller's to retry.
+	 * (MariaDB's and MySQL's unique-index locks, under concurrent inserts, outcomes, transactional tools and
+	 * retention's deletes) was rolled back whole by the database, so it is made again, a few times, each after
+	 * a short random pause that lets the transaction it lost to finish: made again at once, it lost to the same
+	 * one again. In the caller's transaction the whole transaction is gone, so that is the caller's to retry.
 	 */
 	private Claim claimCommitted(ClaimRequest request, String storedArguments) {
 		for (int attempt = 1;; attempt++) {
@@ -237,7 +242,19 @@ public final class JdbcLedger implements AutoCloseable {
 					throw ex;
 				}
 				logger.debug("The claim of " + request.key() + " lost a lock conflict and is made again: " + ex);
+				pauseBeforeClaimingAgain(attempt, ex);
 			}
+		}
+	}
+
+	private static void pauseBeforeClaimingAgain(int attempt, PessimisticLockingFailureException lost) {
+		try {
+			Thread.sleep(ThreadLocalRandom.current().nextLong(1, attempt * CLAIM_BACKOFF_MILLIS + 1));
+		}
+		catch (InterruptedException ex) {
+			// Nothing was claimed: stop here, as the claim that lost.
+			Thread.currentThread().interrupt();
+			throw lost;
 		}
 	}
 

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
 
@@ -50,7 +49,9 @@ public final class FaultyDataSource extends WrappingDataSource {
 
 	private volatile boolean away;
 
-	private final AtomicReference<String> deadlockOn = new AtomicReference<>();
+	private volatile String deadlockOn;
+
+	private final AtomicInteger deadlocksLeft = new AtomicInteger();
 
 	public FaultyDataSource(DataSource target) {
 		super(target);
@@ -70,7 +71,7 @@ public final class FaultyDataSource extends WrappingDataSource {
 	public void heal() {
 		reset();
 		this.away = false;
-		this.deadlockOn.set(null);
+		this.deadlocksLeft.set(0);
 	}
 
 	/**
@@ -79,7 +80,13 @@ public final class FaultyDataSource extends WrappingDataSource {
 	 * rolled back, and the connection stays usable, as a deadlock victim's does.
 	 */
 	public void deadlockOnce(String sqlFragment) {
-		this.deadlockOn.set(sqlFragment.toLowerCase(Locale.ROOT));
+		deadlock(sqlFragment, 1);
+	}
+
+	/** As {@link #deadlockOnce}, for that many statements in a row whose text holds the fragment. */
+	public void deadlock(String sqlFragment, int times) {
+		this.deadlockOn = sqlFragment.toLowerCase(Locale.ROOT);
+		this.deadlocksLeft.set(times);
 	}
 
 	/** Every step fails, before it reaches the server, until {@link #comeBack()}. */
@@ -180,9 +187,9 @@ public final class FaultyDataSource extends WrappingDataSource {
 	}
 
 	private Object failing(Connection connection, boolean[] dead, String what, Call step) throws Throwable {
-		String fragment = this.deadlockOn.get();
+		String fragment = this.deadlockOn;
 		if (fragment != null && what != null && what.toLowerCase(Locale.ROOT).contains(fragment)
-				&& this.deadlockOn.compareAndSet(fragment, null)) {
+				&& this.deadlocksLeft.getAndUpdate((left) -> Math.max(left - 1, 0)) > 0) {
 			if (!connection.getAutoCommit()) {
 				connection.rollback();
 			}
