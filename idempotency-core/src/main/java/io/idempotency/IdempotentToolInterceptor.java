@@ -241,6 +241,8 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 				// and this transaction is gone, so claim anew. A lock wait that timed out means the winner is
 				// still running: that is an answer.
 				if (joinsCallersTransaction || ex.winnerStillRunning() || attempt >= CLAIM_ATTEMPTS) {
+					// A repeat answered as in progress: a replay, counted as the ledger counts a lost claim.
+					this.ledger.recordReplay(request.key());
 					tell(tool, request, IdempotentCall.Outcome.IN_PROGRESS);
 					if (tool.envelope()) {
 						return ToolResult.inProgress(null);

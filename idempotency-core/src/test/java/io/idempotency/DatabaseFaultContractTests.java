@@ -277,6 +277,21 @@ abstract class DatabaseFaultContractTests {
 	}
 
 	@Test
+	void aTransactionalCallAnsweredInProgressAfterLosingEveryLockConflictIsCountedAsAReplay() {
+		this.ledger.flushReplayCounts();
+		long before = this.ledger.replayStatistics(Duration.ofHours(1)).replays();
+		this.faulty.deadlock("INSERT", Integer.MAX_VALUE);
+		assertThatThrownBy(() -> inRun("deadlock-tx", () -> this.tools.placeOrderInTransaction("widget")))
+			.isInstanceOf(ToolCallInProgressException.class);
+		this.faulty.heal();
+		// The count is written to the row of the key: the running call's, here made afterwards.
+		inRun("deadlock-tx", () -> this.tools.placeOrderInTransaction("widget"));
+		this.ledger.flushReplayCounts();
+		assertThat(this.ledger.replayStatistics(Duration.ofHours(1)).replays()).isEqualTo(before + 1);
+		assertThat(effects(key("place_order_in_transaction", "deadlock-tx"))).isEqualTo(1);
+	}
+
+	@Test
 	void aClaimThatNeverStopsLosingDeadlocksRunsNothing() {
 		this.faulty.deadlock("INSERT", Integer.MAX_VALUE);
 		assertThatThrownBy(() -> inRun("deadlock-always", () -> this.tools.placeOrder("widget")))

@@ -567,6 +567,15 @@ public final class JdbcLedger implements AutoCloseable {
 	}
 
 	/**
+	 * Counts a repeat of the call with this key that was answered without a claim of its own: a caller of a
+	 * transactional tool told the call is still in progress because its claim kept losing lock conflicts to
+	 * the running call. Counted as {@link #claim} counts a lost claim, and written with the other counts.
+	 */
+	public void recordReplay(IdempotencyKey key) {
+		this.replays.record(Objects.requireNonNull(key, "key"));
+	}
+
+	/**
 	 * Writes the replay counts held in memory to their rows, in one batch. Call it regularly (the starter
 	 * schedules it) and on shutdown.
 	 * @return how many keys' counts were written
