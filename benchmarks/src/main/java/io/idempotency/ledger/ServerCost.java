@@ -25,6 +25,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * of 10,000 settled rows: latency with one client, throughput with eight. Every key exists, so each claim
  * loses and reads the row, as a replay does.
  * <p>
+ * For comparison it also runs the same claim as a PL/pgSQL function that reads first and inserts only when
+ * the read finds nothing: an alternative that was measured, not one the library uses (a function is a
+ * schema object that every deployment would have to migrate, one per table name).
+ * <p>
  * {@code java -cp benchmarks/target/benchmarks.jar io.idempotency.ledger.ServerCost [ROUNDS]}; needs
  * {@code pgbench} on the path.
  */
@@ -52,12 +56,15 @@ public final class ServerCost {
 					+ " 'succeeded', CAST('{\"account\": \"Henderson Industrial\", \"quantity\": 200}' AS JSONB),"
 					+ " CURRENT_TIMESTAMP FROM generate_series(1, " + ROWS + ") AS g");
 			new JdbcTemplate(dataSource).execute("VACUUM ANALYZE " + TABLE);
+			new JdbcTemplate(dataSource).execute(claimFunction());
 			Path scripts = Files.createTempDirectory("server-cost");
 			Map<String, Path> statements = new LinkedHashMap<>();
 			statements.put("SELECT 1", script(scripts, "one", "SELECT 1"));
 			statements.put("read by key", script(scripts, "read", new LedgerStatements(LedgerDialect.POSTGRESQL,
 					TableName.of(TABLE)).findClaimed.replace("?", ":k")));
 			statements.put("claim (replay)", script(scripts, "claim", claim()));
+			statements.put("function (replay)", script(scripts, "function",
+					"SELECT * FROM " + TABLE + "_claim(:k, 'run', NULL, 'tool', '{\"a\": 1}')"));
 			Map<String, List<double[]>> measured = new LinkedHashMap<>();
 			statements.keySet().forEach((name) -> measured.put(name, new ArrayList<>()));
 			for (int round = 1; round <= rounds; round++) {
@@ -72,10 +79,11 @@ public final class ServerCost {
 			System.out.printf("PostgreSQL, pgbench -M prepared, %d rounds, %d rows (medians; ratios to the read by key)%n",
 					rounds, ROWS);
 			measured.forEach((name, values) -> System.out.printf(
-					"  %-16s 1 client: %6.1f us (%.2fx)   8 clients: %8.0f/s (%.2fx)%n", name, median(values, 0) * 1000,
+					"  %-18s 1 client: %6.1f us (%.2fx)   8 clients: %8.0f/s (%.2fx)%n", name, median(values, 0) * 1000,
 					median(values, 0) / readLatency, median(values, 1), median(values, 1) / readThroughput));
 		}
 		finally {
+			new JdbcTemplate(dataSource).execute("DROP FUNCTION IF EXISTS " + TABLE + "_claim");
 			LedgerSchema.drop(dataSource, TABLE);
 		}
 		System.exit(0);
@@ -99,6 +107,27 @@ public final class ServerCost {
 			throw new IllegalStateException("The claim statement takes " + value + " parameters, not " + values.length);
 		}
 		return sql.toString();
+	}
+
+	/**
+	 * The claim as a function: a plain read by key, and the insert only when the read found nothing (then a
+	 * second read if the insert lost to a claim committed after the first read's snapshot).
+	 */
+	private static String claimFunction() {
+		String answer = "SELECT NULL::BIGINT, t.id, t.user_id, t.status, t.result, t.error, t.started_at, t.finished_at,"
+				+ " t.replay_count, t.reconcile_attempts, t.reconcile_owner FROM " + TABLE + " AS t"
+				+ " WHERE t.idempotency_key = p_key";
+		return "CREATE FUNCTION " + TABLE + "_claim(p_key VARCHAR, p_run VARCHAR, p_user VARCHAR, p_tool VARCHAR,"
+				+ " p_arguments TEXT) RETURNS TABLE (won_id BIGINT, id BIGINT, user_id VARCHAR, status VARCHAR,"
+				+ " result JSONB, error TEXT, started_at TIMESTAMPTZ, finished_at TIMESTAMPTZ, replay_count INTEGER,"
+				+ " reconcile_attempts INTEGER, reconcile_owner VARCHAR) LANGUAGE plpgsql AS $$ BEGIN"
+				+ " RETURN QUERY " + answer + "; IF FOUND THEN RETURN; END IF;"
+				+ " RETURN QUERY INSERT INTO " + TABLE + " AS t (idempotency_key, run_id, user_id, tool, arguments,"
+				+ " status, started_at) VALUES (p_key, p_run, p_user, p_tool, CAST(p_arguments AS JSONB), 'attempting',"
+				+ " CURRENT_TIMESTAMP) ON CONFLICT (idempotency_key) DO NOTHING RETURNING t.id, NULL::BIGINT,"
+				+ " NULL::VARCHAR, NULL::VARCHAR, NULL::JSONB, NULL::TEXT, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ,"
+				+ " NULL::INTEGER, NULL::INTEGER, NULL::VARCHAR; IF FOUND THEN RETURN; END IF;"
+				+ " RETURN QUERY " + answer + "; END $$";
 	}
 
 	private static Path script(Path directory, String name, String sql) throws IOException {
