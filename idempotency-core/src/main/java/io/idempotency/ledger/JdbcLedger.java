@@ -73,7 +73,7 @@ public final class JdbcLedger implements AutoCloseable {
 	private static final int[] CLAIM_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.VARCHAR,
 			Types.VARCHAR };
 
-	private static final int[] CLAIM_TYPES_WITH_KEY_FIRST = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR,
+	private static final int[] CLAIM_TYPES_WITH_KEY_TWICE = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR,
 			Types.VARCHAR, Types.VARCHAR, Types.VARCHAR };
 
 	/** Status, result, error, and the key or row id: every null typed, so no driver asks the server what it is. */
@@ -292,7 +292,7 @@ public final class JdbcLedger implements AutoCloseable {
 	private Optional<Claim> claimAndRead(ClaimRequest request, String storedArguments) {
 		Object[] values = { request.key().value(), request.key().value(), request.runId(), request.userId(),
 				request.tool(), storedArguments };
-		Optional<Claim> claim = this.jdbc.query(this.sql.claim, values, CLAIM_TYPES_WITH_KEY_FIRST,
+		Optional<Claim> claim = this.jdbc.query(this.sql.claim, values, CLAIM_TYPES_WITH_KEY_TWICE,
 				(ResultSet row) -> {
 					row.next();
 					// Columns by position: won_id, then the answer columns.
@@ -326,9 +326,14 @@ public final class JdbcLedger implements AutoCloseable {
 	}
 
 	private boolean insert(ClaimRequest request, String storedArguments) {
+		Object[] values = this.dialect.claimTakesTheKeyAgainLast()
+				? new Object[] { request.key().value(), request.runId(), request.userId(), request.tool(),
+						storedArguments, request.key().value() }
+				: new Object[] { request.key().value(), request.runId(), request.userId(), request.tool(),
+						storedArguments };
 		try {
-			return this.jdbc.update(this.sql.claim, new Object[] { request.key().value(), request.runId(),
-					request.userId(), request.tool(), storedArguments }, CLAIM_TYPES) == 1;
+			return this.jdbc.update(this.sql.claim, values,
+					(values.length == CLAIM_TYPES.length) ? CLAIM_TYPES : CLAIM_TYPES_WITH_KEY_TWICE) == 1;
 		}
 		catch (DuplicateKeyException lost) {
 			return false;

@@ -115,6 +115,20 @@ enum LedgerDialect {
 			return "DATEADD(MICROSECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP)";
 		}
 
+		@Override
+		String claim(String table) {
+			// H2 has no insert that ignores a duplicate key, and builds an exception for every one: the insert
+			// looks for the key first. A claim that commits after that look still fails on the unique key.
+			return "INSERT INTO " + table + " (idempotency_key, run_id, user_id, tool, arguments, status, started_at)"
+					+ " SELECT ?, ?, ?, ?, " + json() + ", 'attempting', " + now() + " WHERE NOT EXISTS (SELECT 1 FROM "
+					+ table + " WHERE idempotency_key = ?)";
+		}
+
+		@Override
+		boolean claimTakesTheKeyAgainLast() {
+			return true;
+		}
+
 	};
 
 	private final String platform;
@@ -166,11 +180,20 @@ enum LedgerDialect {
 	/**
 	 * The statement that claims a key. Parameters: the key, the run, the user, the tool and the stored
 	 * arguments; on a dialect whose claim {@linkplain #claimReadsTheRowItLosesTo() reads the row it loses
-	 * to}, the key once more before them.
+	 * to}, the key once more before them, and on one whose claim {@linkplain #claimTakesTheKeyAgainLast()
+	 * looks for the key first}, once more after them.
 	 */
 	String claim(String table) {
 		return "INSERT INTO " + table + " (idempotency_key, run_id, user_id, tool, arguments, status, started_at)"
 				+ " VALUES (?, ?, ?, ?, " + json() + ", 'attempting', " + now() + ")";
+	}
+
+	/**
+	 * Whether the claim statement looks for the key before it inserts, and so takes the key once more, after
+	 * the other parameters.
+	 */
+	boolean claimTakesTheKeyAgainLast() {
+		return false;
 	}
 
 	/** Whether the claim statement also reads, in the same round trip, the row it loses to. */

@@ -20,7 +20,8 @@ final class LedgerStatements {
 	/**
 	 * The claim. On PostgreSQL one statement that either inserts the row or reads the one it lost to (its
 	 * result has the columns {@code won_id} and then {@link #ANSWER_COLUMNS}); elsewhere an insert that
-	 * inserts nothing, or fails on the unique key, when it loses, and is followed by {@link #findClaimed}.
+	 * inserts nothing (or, when it loses a race on H2, fails on the unique key) when it loses, and is followed
+	 * by {@link #findClaimed}.
 	 */
 	final String claim;
 

@@ -956,6 +956,23 @@ abstract class LedgerContractTests {
 		assertThat(counting.parameterMetadataRequests()).isZero();
 	}
 
+	@Test
+	void aLostClaimIsNoErrorOnTheServer() {
+		CountingDataSource counting = new CountingDataSource(this.dataSource);
+		JdbcLedger ledger = new JdbcLedger(counting, TABLE, Redaction.defaults());
+		ClaimRequest settled = request("r1", ARGUMENTS);
+		ClaimRequest attempting = request("r2", ARGUMENTS);
+		ledger.claim(settled);
+		ledger.recordSucceeded(settled.key(), "{\"ticketId\":\"T-7\"}");
+		ledger.claim(attempting);
+		counting.reset();
+
+		assertThat(ledger.claim(settled)).isInstanceOf(Claim.Replay.class);
+		assertThat(ledger.claim(attempting)).isInstanceOf(Claim.InProgress.class);
+
+		assertThat(counting.errors()).as("statements answered with an error among %s", counting.statements()).isZero();
+	}
+
 	/** How many round trips leasing a batch of stale rows takes on this database, however many rows. */
 	abstract int leaseRoundTrips();
 

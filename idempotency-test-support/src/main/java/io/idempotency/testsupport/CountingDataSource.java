@@ -1,5 +1,6 @@
 package io.idempotency.testsupport;
 
+import java.lang.reflect.InvocationTargetException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -15,13 +16,16 @@ import javax.sql.DataSource;
  * statement's parameter metadata (which makes some drivers prepare the statement on the server). These are
  * the round trips a caller pays for; opening and closing pooled connections are not counted.
  *
- * <p>It also keeps the text of the statements executed, so a test can say which ones ran.
+ * <p>It also keeps the text of the statements executed, so a test can say which ones ran, and counts the
+ * executions the server answered with an error.
  */
 public final class CountingDataSource extends WrappingDataSource {
 
 	private final AtomicLong roundTrips = new AtomicLong();
 
 	private final AtomicLong parameterMetadata = new AtomicLong();
+
+	private final AtomicLong errors = new AtomicLong();
 
 	private final List<String> statements = new CopyOnWriteArrayList<>();
 
@@ -39,6 +43,11 @@ public final class CountingDataSource extends WrappingDataSource {
 		return this.parameterMetadata.get();
 	}
 
+	/** Executions answered with an error (a {@link java.sql.SQLException}) since the last {@link #reset()}. */
+	public long errors() {
+		return this.errors.get();
+	}
+
 	/** The text of every statement executed since the last {@link #reset()}, in order. */
 	public List<String> statements() {
 		return List.copyOf(this.statements);
@@ -48,6 +57,7 @@ public final class CountingDataSource extends WrappingDataSource {
 	public void reset() {
 		this.roundTrips.set(0);
 		this.parameterMetadata.set(0);
+		this.errors.set(0);
 		this.statements.clear();
 	}
 
@@ -82,6 +92,15 @@ public final class CountingDataSource extends WrappingDataSource {
 			if (EXECUTIONS.contains(name)) {
 				this.roundTrips.incrementAndGet();
 				this.statements.add(sqlOf(args, preparedSql));
+				try {
+					return method.invoke(statement, args);
+				}
+				catch (InvocationTargetException ex) {
+					if (ex.getCause() instanceof SQLException) {
+						this.errors.incrementAndGet();
+					}
+					throw ex;
+				}
 			}
 			else if (name.equals("getParameterMetaData")) {
 				this.roundTrips.incrementAndGet();
