@@ -50,7 +50,8 @@ import static org.awaitility.Awaitility.await;
  */
 abstract class SoakContractTests {
 
-	private static final Logger logger = LoggerFactory.getLogger(SoakContractTests.class);
+	/** The soak's figures are a result of the build: this logger shows in its output (logback-test.xml). */
+	private static final Logger results = LoggerFactory.getLogger("io.idempotency.results");
 
 	static final int SHORT_SECONDS = 5;
 
@@ -173,7 +174,7 @@ abstract class SoakContractTests {
 			});
 			ReplayStatistics reported = first.getBean(JdbcLedger.class).replayStatistics(Duration.ofHours(1));
 			assertThat(reported.executions()).as("executions the ledger reports").isEqualTo(distinct.size());
-			logger.info("soak.result database={} seconds={} instances=2 threads={} calls={} distinct_keys={} effects={} answers={}"
+			results.info("soak.result database={} seconds={} instances=2 threads={} calls={} distinct_keys={} effects={} answers={}"
 					+ " replays_reported={} refusals_tried_again={} unexpected_errors=0 duplicate_effects=0 unsettled_rows=0"
 					+ " old_rows_purged={}",
 					getClass().getSimpleName(), soak.toSeconds(), 2 * THREADS_PER_INSTANCE, new TreeMap<>(answers).values().stream()
