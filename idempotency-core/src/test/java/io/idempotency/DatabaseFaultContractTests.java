@@ -302,6 +302,27 @@ abstract class DatabaseFaultContractTests {
 	}
 
 	@Test
+	void aRepeatWhoseClaimNeverStopsLosingLockConflictsIsAnsweredFromTheRowItLostTo() {
+		String reference = inRun("deadlock-repeat", () -> this.tools.placeOrder("widget"));
+		this.faulty.deadlock("INSERT", Integer.MAX_VALUE);
+		assertThat(inRun("deadlock-repeat", () -> this.tools.placeOrder("widget"))).isEqualTo(reference);
+		this.faulty.heal();
+		assertThat(effects(key("place_order", "deadlock-repeat"))).isEqualTo(1);
+		assertThat(this.tools.violations()).isEmpty();
+	}
+
+	@Test
+	void aCallWhoseClaimLosesLockConflictsToARunningCallIsToldItIsInProgress() {
+		IdempotencyKey running = crashedCall("deadlock-running", "widget", false);
+		this.faulty.deadlock("INSERT", Integer.MAX_VALUE);
+		assertThatThrownBy(() -> inRun("deadlock-running", () -> this.tools.placeOrder("widget")))
+			.isInstanceOf(ToolCallInProgressException.class);
+		this.faulty.heal();
+		assertThat(effects(running)).isZero();
+		assertThat(this.ledger.find(running).orElseThrow().status()).isEqualTo(LedgerStatus.ATTEMPTING);
+	}
+
+	@Test
 	void aClaimThatLosesADeadlockIsMadeAgainAndTheCallRunsOnce() {
 		// The claim statement: PostgreSQL's reads and inserts in one statement; the others insert.
 		this.faulty.deadlockOnce("INSERT");

@@ -228,9 +228,11 @@ public final class JdbcLedger implements AutoCloseable {
 	/**
 	 * The claim, committed on the ledger's own connection; a claim that loses a deadlock or a lock wait
 	 * (MariaDB's and MySQL's unique-index locks, under concurrent inserts, outcomes, transactional tools and
-	 * retention's deletes) was rolled back whole by the database, so it is made again, a few times, each after
-	 * a short random pause that lets the transaction it lost to finish: made again at once, it lost to the same
-	 * one again. In the caller's transaction the whole transaction is gone, so that is the caller's to retry.
+	 * retention's deletes) was rolled back whole by the database. Most often it lost on a row that is already
+	 * there and committed: a plain read, which takes no lock and so cannot lose again, answers from that row.
+	 * Where there is none, the claim is made again, a few times, each after a short random pause that lets the
+	 * transaction it lost to finish: made again at once, it lost to the same one again. In the caller's
+	 * transaction the whole transaction is gone, so that is the caller's to retry.
 	 */
 	private Claim claimCommitted(ClaimRequest request, String storedArguments) {
 		for (int attempt = 1;; attempt++) {
@@ -238,7 +240,14 @@ public final class JdbcLedger implements AutoCloseable {
 				return committed(() -> claimOnce(request, storedArguments));
 			}
 			catch (PessimisticLockingFailureException ex) {
-				if (this.joinCallersTransaction || attempt >= CLAIM_ATTEMPTS) {
+				if (this.joinCallersTransaction) {
+					throw ex;
+				}
+				Optional<Claim> lostTo = committed(() -> findClaimed(request, storedArguments));
+				if (lostTo.isPresent()) {
+					return lostTo.get();
+				}
+				if (attempt >= CLAIM_ATTEMPTS) {
 					throw ex;
 				}
 				logger.debug("The claim of " + request.key() + " lost a lock conflict and is made again: " + ex);
