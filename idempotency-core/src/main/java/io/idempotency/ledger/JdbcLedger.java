@@ -228,7 +228,7 @@ public final class JdbcLedger implements AutoCloseable {
 	/**
 	 * The claim, committed on the ledger's own connection; a claim that loses a deadlock or a lock wait
 	 * (MariaDB's and MySQL's unique-index locks, under concurrent inserts, outcomes, transactional tools and
-	 * retention's deletes) was rolled back whole by the database. Most often it lost on a row that is already
+	 * retention's deletes) was rolled back whole by the database. It may have lost on a row that is already
 	 * there and committed: a plain read, which takes no lock and so cannot lose again, answers from that row.
 	 * Where there is none, the claim is made again, a few times, each after a short random pause that lets the
 	 * transaction it lost to finish: made again at once, it lost to the same one again. In the caller's
@@ -335,14 +335,14 @@ public final class JdbcLedger implements AutoCloseable {
 	}
 
 	private boolean insert(ClaimRequest request, String storedArguments) {
-		Object[] values = this.dialect.claimTakesTheKeyAgainLast()
+		boolean keyAgain = this.dialect.claimTakesTheKeyAgainLast();
+		Object[] values = keyAgain
 				? new Object[] { request.key().value(), request.runId(), request.userId(), request.tool(),
 						storedArguments, request.key().value() }
 				: new Object[] { request.key().value(), request.runId(), request.userId(), request.tool(),
 						storedArguments };
 		try {
-			return this.jdbc.update(this.sql.claim, values,
-					(values.length == CLAIM_TYPES.length) ? CLAIM_TYPES : CLAIM_TYPES_WITH_KEY_TWICE) == 1;
+			return this.jdbc.update(this.sql.claim, values, keyAgain ? CLAIM_TYPES_WITH_KEY_TWICE : CLAIM_TYPES) == 1;
 		}
 		catch (DuplicateKeyException lost) {
 			return false;
