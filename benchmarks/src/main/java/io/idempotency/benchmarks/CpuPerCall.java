@@ -80,14 +80,17 @@ public final class CpuPerCall {
 	}
 
 	private static void report(String path, String floor, Map<String, List<double[]>> measured) {
+		double floorThroughput = Medians.of(measured.get(floor), 0);
+		double floorClient = Medians.of(measured.get(floor), 1);
+		double floorServer = Medians.of(measured.get(floor), 2);
 		for (String name : List.of(floor, path)) {
-			double throughput = median(measured.get(name), 0);
-			double client = median(measured.get(name), 1);
-			double server = median(measured.get(name), 2);
+			double throughput = Medians.of(measured.get(name), 0);
+			double client = Medians.of(measured.get(name), 1);
+			double server = Medians.of(measured.get(name), 2);
 			System.out.printf("  %-24s %8.0f calls/s (%.2fx)   client %6.1f us (%.2fx)   server %6.1f us (%.2fx)"
-					+ "   both %6.1f us (%.2fx)%n", name, throughput, throughput / median(measured.get(floor), 0), client,
-					client / median(measured.get(floor), 1), server, server / median(measured.get(floor), 2),
-					client + server, (client + server) / (median(measured.get(floor), 1) + median(measured.get(floor), 2)));
+					+ "   both %6.1f us (%.2fx)%n", name, throughput, throughput / floorThroughput, client,
+					client / floorClient, server, server / floorServer, client + server,
+					(client + server) / (floorClient + floorServer));
 		}
 	}
 
@@ -159,12 +162,6 @@ public final class CpuPerCall {
 		String ticks = new String(getconf.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).strip();
 		getconf.waitFor();
 		return Long.parseLong(ticks);
-	}
-
-	private static double median(List<double[]> values, int index) {
-		double[] sorted = values.stream().mapToDouble((v) -> v[index]).sorted().toArray();
-		int middle = sorted.length / 2;
-		return (sorted.length % 2 == 1) ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 	}
 
 	@FunctionalInterface

@@ -85,7 +85,7 @@ public final class Rounds {
 				(threads == 1) ? "1 thread, median latency" : threads + " threads, throughput", rounds,
 				(threads == 1) ? "latency" : "throughput");
 		ratios.forEach((path, values) -> System.out.printf("  %-32s vs %-30s %.2fx (%.2f-%.2f)%n", path,
-				paths.get(path), median(values), values.stream().mapToDouble(Double::doubleValue).min().orElseThrow(),
+				paths.get(path), Medians.of(values), values.stream().mapToDouble(Double::doubleValue).min().orElseThrow(),
 				values.stream().mapToDouble(Double::doubleValue).max().orElseThrow()));
 		// An embedded database server, started where no server is configured, keeps the JVM alive otherwise.
 		System.exit(0);
@@ -117,13 +117,6 @@ public final class Rounds {
 			return result.getPrimaryResult().getStatistics().getPercentile(50);
 		}
 		return result.getPrimaryResult().getScore();
-	}
-
-	private static double median(List<Double> values) {
-		List<Double> sorted = new ArrayList<>(values);
-		sorted.sort(null);
-		int middle = sorted.size() / 2;
-		return (sorted.size() % 2 == 1) ? sorted.get(middle) : (sorted.get(middle - 1) + sorted.get(middle)) / 2;
 	}
 
 }

@@ -13,6 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.idempotency.benchmarks.Medians;
 import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
 
@@ -74,13 +75,13 @@ public final class ServerCost {
 					measured.get(statement.getKey()).add(new double[] { latency, throughput });
 				}
 			}
-			double readLatency = median(measured.get("read by key"), 0);
-			double readThroughput = median(measured.get("read by key"), 1);
+			double readLatency = Medians.of(measured.get("read by key"), 0);
+			double readThroughput = Medians.of(measured.get("read by key"), 1);
 			System.out.printf("PostgreSQL, pgbench -M prepared, %d rounds, %d rows (medians; ratios to the read by key)%n",
 					rounds, ROWS);
 			measured.forEach((name, values) -> System.out.printf(
-					"  %-18s 1 client: %6.1f us (%.2fx)   8 clients: %8.0f/s (%.2fx)%n", name, median(values, 0) * 1000,
-					median(values, 0) / readLatency, median(values, 1), median(values, 1) / readThroughput));
+					"  %-18s 1 client: %6.1f us (%.2fx)   8 clients: %8.0f/s (%.2fx)%n", name, Medians.of(values, 0) * 1000,
+					Medians.of(values, 0) / readLatency, Medians.of(values, 1), Medians.of(values, 1) / readThroughput));
 		}
 		finally {
 			new JdbcTemplate(dataSource).execute("DROP FUNCTION IF EXISTS " + TABLE + "_claim");
@@ -159,12 +160,6 @@ public final class ServerCost {
 	private static String userOf(URI url) {
 		Matcher user = Pattern.compile("(?:^|&)user=([^&]+)").matcher((url.getQuery() != null) ? url.getQuery() : "");
 		return user.find() ? user.group(1) : "postgres";
-	}
-
-	private static double median(List<double[]> values, int index) {
-		double[] sorted = values.stream().mapToDouble((v) -> v[index]).sorted().toArray();
-		int middle = sorted.length / 2;
-		return (sorted.length % 2 == 1) ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 	}
 
 }
