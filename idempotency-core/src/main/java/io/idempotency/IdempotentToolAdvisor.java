@@ -1,10 +1,9 @@
 package io.idempotency;
 
 import java.util.Collection;
-import java.util.HashSet;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.Supplier;
 
 import io.idempotency.key.IdempotencyKeys;
@@ -19,6 +18,7 @@ import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.core.Ordered;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -51,7 +51,7 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 
 	private String userIdKey = "userId";
 
-	private final Set<String> unknownExceptions = new HashSet<>(FailureClassifier.DEFAULT_UNKNOWN);
+	private final List<Class<? extends Throwable>> unknownExceptions = new ArrayList<>();
 
 	private transient Supplier<List<IdempotentCallListener>> listeners = List::of;
 
@@ -110,10 +110,13 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 
 	/**
 	 * More exception types, by class name, after which a tool's effect may have happened (recorded
-	 * {@code unknown}, for the reconciler), in addition to I/O errors, timeouts and lost connections.
+	 * {@code unknown}, for the reconciler), in addition to I/O errors, timeouts, lost connections and HTTP
+	 * 502, 503 and 504 answers. Each name is resolved now, a nested class written either way
+	 * ({@code Outer.Inner} or {@code Outer$Inner}), and matched on the exception and its causes.
+	 * @throws IllegalArgumentException naming each name that is not a {@code Throwable} on the class path
 	 */
 	public void addUnknownExceptions(Collection<String> classNames) {
-		classNames.forEach((name) -> this.unknownExceptions.add(requireText(name, "an exception class name")));
+		this.unknownExceptions.addAll(FailureClassifier.resolve(classNames, ClassUtils.getDefaultClassLoader()));
 	}
 
 	/** Where to find the listeners told of every call; looked up on first use. */

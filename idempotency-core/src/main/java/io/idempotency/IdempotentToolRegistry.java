@@ -202,7 +202,9 @@ public final class IdempotentToolRegistry implements SmartInitializingSingleton,
 		JdbcLedger ledger = this.beanFactory.getBeanProvider(JdbcLedger.class).getIfUnique();
 		Redaction redaction = (ledger != null) ? ledger.redaction() : null;
 		for (Parameter parameter : tool.reconcile().getParameters()) {
-			if (redaction != null && parameter.isNamePresent() && redaction.redacts(parameter.getName())) {
+			boolean stored = !io.idempotency.key.IdempotencyKey.class.equals(parameter.getType())
+					&& !io.idempotency.key.IdempotencyKeys.isContextParameter(parameter);
+			if (stored && redaction != null && parameter.isNamePresent() && redaction.redacts(parameter.getName())) {
 				problems.add("Tool '" + tool.name() + "' (" + where + ") has reconcile method "
 						+ tool.reconcile().getName() + " which takes '" + parameter.getName() + "', a name the ledger"
 						+ " redacts, so it is never stored and the method could not be given it. Reconcile by another"

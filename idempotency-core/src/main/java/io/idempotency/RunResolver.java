@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
 import io.idempotency.run.RunSource;
@@ -25,6 +24,9 @@ final class RunResolver {
 
 	private final List<RunSource> sources;
 
+	/** Spring AI's per-request tool context, which may carry the run. */
+	private static final String TOOL_CONTEXT = "org.springframework.ai.chat.model.ToolContext";
+
 	RunResolver(String runIdKey, String userIdKey, List<RunSource> sources) {
 		this.runIdKey = runIdKey;
 		this.userIdKey = userIdKey;
@@ -33,7 +35,7 @@ final class RunResolver {
 
 	Optional<Run> resolve(Object[] arguments) {
 		for (Object argument : arguments) {
-			if (argument != null && IdempotencyKeys.isContextType(argument.getClass())) {
+			if (argument != null && TOOL_CONTEXT.equals(argument.getClass().getName())) {
 				Optional<Run> run = fromToolContext(argument);
 				if (run.isPresent()) {
 					return run;

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
+import java.util.stream.BaseStream;
 
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.key.IdempotencyKeys;
@@ -33,8 +34,13 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 
 	private static final String SPRING_AI_MCP_TOOL = "org.springframework.ai.mcp.annotation.McpTool";
 
-	private static final List<String> ASYNCHRONOUS_TYPES = List.of("org.reactivestreams.Publisher",
-			"kotlinx.coroutines.flow.Flow");
+	/** Results that complete later, named because their libraries are optional. */
+	private static final List<String> ASYNCHRONOUS_TYPES = List.of("java.util.concurrent.Flow$Publisher",
+			"org.reactivestreams.Publisher", "kotlinx.coroutines.flow.Flow", "kotlinx.coroutines.Deferred",
+			"io.reactivex.rxjava3.core.ObservableSource", "io.reactivex.rxjava3.core.SingleSource",
+			"io.reactivex.rxjava3.core.MaybeSource", "io.reactivex.rxjava3.core.CompletableSource",
+			"io.reactivex.ObservableSource", "io.reactivex.SingleSource", "io.reactivex.MaybeSource",
+			"io.reactivex.CompletableSource");
 
 	/** Parses the tool; adds each thing wrong with it to the problems, in words that name the tool. */
 	static ToolDescriptor describe(Method method, Class<?> targetClass, List<String> problems) {
@@ -86,7 +92,7 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 	}
 
 	static boolean isContextParameter(Parameter parameter) {
-		return IdempotencyKeys.isContextType(parameter.getType());
+		return IdempotencyKeys.isContextParameter(parameter);
 	}
 
 	/** The ledger stores the name with every call: one it would refuse is refused at start instead. */
@@ -126,6 +132,10 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 		if (asynchronous) {
 			problems.add("returns " + returnType + ", which completes later: asynchronous results are not supported."
 					+ " Return the result itself (or void from an @Async method)");
+		}
+		else if (BaseStream.class.isAssignableFrom(type)) {
+			problems.add("returns " + returnType + ", which produces its elements only when it is consumed, after the"
+					+ " outcome is recorded: lazy results are not supported. Return a List (stream.toList())");
 		}
 	}
 
@@ -175,9 +185,16 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 		if (Modifier.isStatic(reconcile.getModifiers())) {
 			problems.add(where + "is static: make it an instance method of the tool's bean");
 		}
-		List<String> toolParameters = Arrays.stream(tool.getParameters()).map(Parameter::getName).toList();
+		List<Parameter> arguments = Arrays.stream(tool.getParameters()).filter((p) -> !isContextParameter(p)).toList();
+		List<String> toolParameters = arguments.stream().map(Parameter::getName).toList();
 		for (Parameter parameter : reconcile.getParameters()) {
 			if (IdempotencyKey.class.equals(parameter.getType())) {
+				continue;
+			}
+			if (isContextParameter(parameter)) {
+				problems.add(where + "takes '" + parameter.getName() + "' (" + parameter.getType().getSimpleName()
+						+ "), the context of a call, which is never stored, so the method could not be given it. It"
+						+ " may take the call's IdempotencyKey and any of " + toolParameters);
 				continue;
 			}
 			if (!parameter.isNamePresent()) {
@@ -192,7 +209,7 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 				problems.add(where + "takes '" + parameter.getName() + "', which is sensitive and so never stored");
 			}
 			else {
-				Class<?> toolType = tool.getParameters()[toolParameters.indexOf(parameter.getName())].getType();
+				Class<?> toolType = arguments.get(toolParameters.indexOf(parameter.getName())).getType();
 				if (!ClassUtils.isAssignable(parameter.getType(), toolType)) {
 					problems.add(where + "takes '" + parameter.getName() + "' as " + parameter.getType().getSimpleName()
 							+ ", but the tool takes it as " + toolType.getSimpleName());

@@ -298,6 +298,19 @@ abstract class IdempotentToolContractTests {
 	}
 
 	@Test
+	void aGatewayTimeoutIsAnUnknownOutcomeNotAFailure() {
+		Run run = new Run("r1", "rep-1");
+		assertThatThrownBy(() -> RunContext.call(run, () -> this.tools.placeOrder("Henderson", "SKU-504")))
+			.isInstanceOf(org.springframework.web.client.HttpServerErrorException.GatewayTimeout.class);
+
+		var key = IdempotencyKeys.derive("place_order", "{\"accountName\":\"Henderson\",\"sku\":\"SKU-504\"}", "r1");
+		assertThat(this.ledger.find(key).orElseThrow().status()).isEqualTo(LedgerStatus.UNKNOWN);
+		assertThatExceptionOfType(ToolCallInProgressException.class)
+			.isThrownBy(() -> RunContext.call(run, () -> this.tools.placeOrder("Henderson", "SKU-504")));
+		assertThat(this.tools.quotes()).isEqualTo(1);
+	}
+
+	@Test
 	void aDefiniteFailureIsRecordedAndNotRetriedInTheRun() {
 		int attempts = this.tools.sendAttempts();
 		Run run = new Run("r1", "rep-1");
@@ -613,6 +626,23 @@ abstract class IdempotentToolContractTests {
 				(r, n) -> this.ledger.find(new IdempotencyKey(r.getString(1))).orElseThrow()).get(0);
 		assertThat(row.status()).isEqualTo(LedgerStatus.SUCCEEDED);
 		assertThat(row.result()).contains("T-Pump noise");
+	}
+
+	@Test
+	void theReconcileMethodReceivesDecimalsAndLongIntegersExactly() {
+		java.math.BigDecimal amount = new java.math.BigDecimal("0.123456789012345678");
+		long units = 9007199254740993L;
+		assertThatExceptionOfType(SocketTimeoutException.class).isThrownBy(
+				() -> RunContext.call(new Run("r1", "rep-1"), () -> this.tools.transfer("Henderson", amount, units)));
+
+		Reconciler.Pass pass = await().until(reconciler(10)::reconcile, (p) -> p.resolved() > 0);
+
+		assertThat(pass.succeeded()).as("the transfer was found by its exact amount").isEqualTo(1);
+		LedgerEntry row = this.jdbc.query("SELECT idempotency_key FROM " + LEDGER_TABLE + " WHERE tool = 'transfer'",
+				(r, n) -> this.ledger.find(new IdempotencyKey(r.getString(1))).orElseThrow()).get(0);
+		assertThat(row.result()).contains("Henderson:0.123456789012345678:9007199254740993");
+		assertThat(IdempotencyKeys.argumentsMapper().readTree("{\"amount\":0.123456789012345678}").get("amount")
+			.decimalValue()).isEqualTo(amount);
 	}
 
 	@Test

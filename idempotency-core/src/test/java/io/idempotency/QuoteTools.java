@@ -133,6 +133,36 @@ public class QuoteTools {
 		return Reconciliation.notFound();
 	}
 
+	/** The amounts of transfers made, exactly as the bank received them. */
+	private final Set<java.math.BigDecimal> transfers = ConcurrentHashMap.newKeySet();
+
+	/** Makes a transfer, then times out: only the reconciler can tell, by the exact amount. */
+	@IdempotentTool(name = "transfer", reconcile = "findTransfer")
+	public String transfer(String accountName, java.math.BigDecimal amount, long units) throws SocketTimeoutException {
+		this.transfers.add(amount);
+		throw new SocketTimeoutException("Read timed out after the bank answered");
+	}
+
+	/** Looks the transfer up as a bank does: by the exact amount, to the last digit. */
+	Reconciliation<String> findTransfer(String accountName, java.math.BigDecimal amount, long units) {
+		return this.transfers.stream().anyMatch((made) -> made.compareTo(amount) == 0)
+				? Reconciliation.found(accountName + ":" + amount.toPlainString() + ":" + units)
+				: Reconciliation.notFound();
+	}
+
+	/** Places an order through a gateway that stops waiting (504) while the upstream goes on and places it. */
+	@IdempotentTool(name = "place_order", reconcile = "findOrder")
+	public String placeOrder(String accountName, String sku) {
+		insert(accountName, sku, 1);
+		throw org.springframework.web.client.HttpServerErrorException.create(
+				org.springframework.http.HttpStatus.GATEWAY_TIMEOUT, "Gateway Timeout",
+				org.springframework.http.HttpHeaders.EMPTY, new byte[0], null);
+	}
+
+	Reconciliation<String> findOrder(IdempotencyKey key) {
+		return Reconciliation.notFound();
+	}
+
 	@IdempotentTool(name = "quote_with_context", reconcile = "findQuote")
 	public Quote quoteWithContext(String accountName, ToolContext toolContext) {
 		return insert(accountName, "CTX", 1);

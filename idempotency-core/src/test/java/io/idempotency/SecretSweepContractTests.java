@@ -49,8 +49,14 @@ abstract class SecretSweepContractTests {
 
 	static final String RECONCILED_TOKEN = "planted-reconciled-token-0007";
 
+	static final String GITHUB_TOKEN = "ghp_planted-github-token-0008";
+
+	static final String STRIPE_API_KEY = "sk_live_planted-stripe-0009";
+
+	static final String DB_PASSWORD = "planted-db-password-0010";
+
 	private static final List<String> SECRETS = List.of(API_KEY, PASSWORD, BEARER, ACCESS_TOKEN, PIN, ISSUED_TOKEN,
-			RECONCILED_TOKEN);
+			RECONCILED_TOKEN, GITHUB_TOKEN, STRIPE_API_KEY, DB_PASSWORD);
 
 	abstract DataSource dataSource();
 
@@ -68,6 +74,8 @@ abstract class SecretSweepContractTests {
 			inRun(() -> tools.configure(new Settings("acme", new Credentials("ada", PASSWORD),
 					List.of(new Header("x-trace", "t-1"), new Header("proxy", BEARER)), Map.of("access_token", ACCESS_TOKEN))));
 			inRun(() -> tools.echoKey("acme", API_KEY));
+			inRun(() -> tools.deploy("acme/site", GITHUB_TOKEN, STRIPE_API_KEY, DB_PASSWORD));
+			fails(() -> tools.deploy("refused", GITHUB_TOKEN, STRIPE_API_KEY, DB_PASSWORD), IllegalArgumentException.class);
 			inRun(() -> tools.issueToken("acme"));
 			fails(() -> tools.unlock("front", PIN), IllegalStateException.class);
 			// Repeats: answered from the rows, never with a secret they do not hold.
@@ -93,7 +101,7 @@ abstract class SecretSweepContractTests {
 		}
 
 		List<Map<String, Object>> rows = new JdbcTemplate(dataSource).queryForList("SELECT * FROM " + LEDGER_TABLE);
-		assertThat(rows).as("rows searched").hasSize(8);
+		assertThat(rows).as("rows searched").hasSize(10);
 		for (Map<String, Object> row : rows) {
 			row.forEach((column, value) -> SECRETS.forEach((secret) -> assertThat(String.valueOf(value))
 				.as("column %s of row %s", column, row.get("id"))

@@ -33,6 +33,16 @@ public class SecretTools {
 		return "connected to " + host;
 	}
 
+	/** Names that are likely credentials, though none is in the list of names: redacted by their endings. */
+	@IdempotentTool(name = "deploy", reconcile = "notFound")
+	public String deploy(String repository, String githubToken, String stripeApiKey, String dbPassword) {
+		if (repository.equals("refused")) {
+			throw new IllegalArgumentException("push with " + githubToken + " refused; stripe " + stripeApiKey + ", db "
+					+ dbPassword);
+		}
+		return "deployed " + repository;
+	}
+
 	@IdempotentTool(name = "configure", reconcile = "notFound")
 	public String configure(Settings settings) {
 		return "configured " + settings.account();

@@ -119,6 +119,15 @@ class StartupChecksTest {
 			return null;
 		}
 
+		@IdempotentTool(name = "context_parameter", reconcile = "findByContext")
+		public String contextParameter(String issue, org.springframework.ai.chat.model.ToolContext toolContext) {
+			return issue;
+		}
+
+		Reconciliation<String> findByContext(String issue, org.springframework.ai.chat.model.ToolContext toolContext) {
+			return Reconciliation.notFound();
+		}
+
 	}
 
 	@Test
@@ -133,7 +142,11 @@ class StartupChecksTest {
 			.withMessageContaining("Tool 'missing_method'")
 			.withMessageContaining("declares no method of that name")
 			.withMessageContaining("Tool 'not_a_reconciliation'")
-			.withMessageContaining("it must return Reconciliation<java.lang.String>");
+			.withMessageContaining("it must return Reconciliation<java.lang.String>")
+			.withMessageContaining("Tool 'context_parameter'")
+			.withMessageContaining("findByContext which takes 'toolContext' (ToolContext), the context of a call, which is"
+					+ " never stored, so the method could not be given it. It may take the call's IdempotencyKey and any"
+					+ " of [issue]");
 	}
 
 	public static class Asynchronous {
@@ -231,6 +244,41 @@ class StartupChecksTest {
 		assertThatIllegalStateException().isThrownBy(() -> start(Asynchronous.class))
 			.withMessageContaining("Tool 'send_later'")
 			.withMessageContaining("asynchronous results are not supported");
+	}
+
+	public static class LaterResults {
+
+		@IdempotentTool(name = "publish_later", transactional = true)
+		public java.util.concurrent.Flow.Publisher<String> publishLater(String text) {
+			return (subscriber) -> subscriber.onComplete();
+		}
+
+		@IdempotentTool(name = "submit_publisher", transactional = true)
+		public java.util.concurrent.SubmissionPublisher<String> submitPublisher(String text) {
+			return new java.util.concurrent.SubmissionPublisher<>();
+		}
+
+		@IdempotentTool(name = "stream_quotes", transactional = true)
+		public java.util.stream.Stream<String> streamQuotes(String text) {
+			return java.util.stream.Stream.of(text);
+		}
+
+		@IdempotentTool(name = "stream_counts", transactional = true)
+		public java.util.stream.IntStream streamCounts(String text) {
+			return java.util.stream.IntStream.of(1);
+		}
+
+	}
+
+	@Test
+	void aResultThatIsProducedLaterStopsTheStart() {
+		assertThatIllegalStateException().isThrownBy(() -> start(LaterResults.class))
+			.withMessageContaining("Tool 'publish_later'")
+			.withMessageContaining("Tool 'submit_publisher'")
+			.withMessageContaining("asynchronous results are not supported")
+			.withMessageContaining("Tool 'stream_quotes'")
+			.withMessageContaining("Tool 'stream_counts'")
+			.withMessageContaining("lazy results are not supported");
 	}
 
 	public static class FinalMethod {

@@ -43,6 +43,14 @@ final class ArgumentsMapper {
 	private static final ObjectReader EXACT_READER = MAPPER.reader()
 		.with(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
+	/**
+	 * Reads stored arguments back: numbers keep the exact value of their text ({@code 0.123456789012345678}
+	 * stays a {@code BigDecimal} of that value), as the key did.
+	 */
+	private static final JsonMapper STORED_MAPPER = MAPPER.rebuild()
+		.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+		.build();
+
 	private ArgumentsMapper() {
 	}
 
@@ -102,8 +110,8 @@ final class ArgumentsMapper {
 		return MAPPER.writeValueAsString(arguments);
 	}
 
-	static JsonMapper mapper() {
-		return MAPPER;
+	static JsonMapper storedArgumentsMapper() {
+		return STORED_MAPPER;
 	}
 
 	private static String notValid(ArgumentPath path) {

@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -26,12 +25,6 @@ import org.springframework.util.ConcurrentReferenceHashMap;
  * names the offending argument, or an {@link IllegalArgumentException} for a blank tool or run id.
  */
 public final class IdempotencyKeys {
-
-	/**
-	 * Parameter types that carry context rather than intent, and so are never arguments. Named, because
-	 * the frameworks that define them are optional.
-	 */
-	private static final Set<String> CONTEXT_PARAMETER_TYPES = Set.of("org.springframework.ai.chat.model.ToolContext");
 
 	/**
 	 * How deep arguments may nest objects and arrays: a member of the arguments object is at depth 1. Deeper
@@ -76,8 +69,9 @@ public final class IdempotencyKeys {
 
 	/**
 	 * Derives the key of an invocation of a tool method: each parameter is an argument named by the
-	 * parameter's name, except parameters that carry context rather than intent (Spring AI's
-	 * {@code ToolContext}). The method must be compiled with {@code -parameters}.
+	 * parameter's name, except parameters that carry context rather than intent
+	 * ({@linkplain #isContextParameter framework-injected context}). The method must be compiled with
+	 * {@code -parameters}.
 	 * @param tool the tool's stable name, used exactly as given
 	 * @param method the invoked method
 	 * @param args the invocation's arguments, one per parameter
@@ -136,20 +130,30 @@ public final class IdempotencyKeys {
 	}
 
 	/**
-	 * The JSON mapper of the library's own that turns arguments into JSON, for keys and for the ledger; read
-	 * stored arguments back into parameter values with it, so that the application's JSON settings (naming
-	 * strategy, inclusion) never change what a reconcile method receives.
+	 * The JSON mapper that reads stored arguments back into parameter values: configured as the library's own
+	 * mapper that wrote them, so that the application's JSON settings (naming strategy, inclusion) never
+	 * change what a reconcile method receives, and reading every number exactly ({@code BigDecimal} for
+	 * decimals, never through {@code double}).
 	 */
 	public static JsonMapper argumentsMapper() {
-		return ArgumentsMapper.mapper();
+		return ArgumentsMapper.storedArgumentsMapper();
 	}
 
 	/**
-	 * Whether a parameter of this type carries context rather than intent (Spring AI's {@code ToolContext}),
-	 * and so is never an argument of a key.
+	 * Whether a parameter of this type carries context rather than intent (Spring AI's {@code ToolContext},
+	 * the MCP request, exchange, request context and {@code _meta}), and so is never an argument of a key.
 	 */
 	public static boolean isContextType(Class<?> type) {
-		return CONTEXT_PARAMETER_TYPES.contains(type.getName());
+		return ContextParameters.isContextType(type);
+	}
+
+	/**
+	 * Whether a tool method's parameter is injected by a framework with the request's context rather than
+	 * the model's intent, and so is never an argument of a key: one of the {@linkplain #isContextType context
+	 * types}, or a parameter annotated {@code @McpProgressToken}.
+	 */
+	public static boolean isContextParameter(Parameter parameter) {
+		return ContextParameters.isContext(parameter);
 	}
 
 	/** The arguments of an invocation by parameter name, without context parameters, in declaration order. */
@@ -176,7 +180,7 @@ public final class IdempotencyKeys {
 		String[] names = new String[parameters.length];
 		for (int i = 0; i < parameters.length; i++) {
 			Parameter parameter = parameters[i];
-			if (isContextType(parameter.getType())) {
+			if (ContextParameters.isContext(parameter)) {
 				continue;
 			}
 			if (!parameter.isNamePresent()) {

@@ -24,6 +24,12 @@ import tools.jackson.databind.node.ObjectNode;
  * {@code accessTokenCount}; {@code secret} does not redact {@code secretaryName}. Its whole value becomes
  * {@value #REDACTED}.
  *
+ * <p>{@linkplain #defaults() By default}, and with {@link #likelyCredentialsAnd(Collection)}, a name that is
+ * likely a credential is redacted too, by Spring Boot's rule for sensitive keys: one that <em>ends with</em>
+ * {@code password}, {@code secret}, {@code key} or {@code token}, or that <em>contains</em>
+ * {@code credentials}, compared the same way ({@code githubToken}, {@code stripeApiKey}, {@code dbPassword},
+ * {@code client_key}; not {@code secretaryName}, {@code maxTokens} or {@code keyword}).
+ *
  * <p>Redaction changes only what is stored: the idempotency key is derived over the full arguments.
  */
 public final class Redaction {
@@ -44,25 +50,76 @@ public final class Redaction {
 		.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
 		.build();
 
-	private final Set<String> names;
+	/**
+	 * The endings of names that are likely credentials (Spring Boot's sanitizing rule for sensitive keys),
+	 * compared without case, underscores or hyphens.
+	 */
+	public static final List<String> LIKELY_CREDENTIAL_ENDINGS = List.of("password", "secret", "key", "token");
 
-	private Redaction(Collection<String> names) {
-		this.names = normalise(names);
+	/** What a name that is likely a credential may hold anywhere in it. */
+	public static final String LIKELY_CREDENTIAL_PART = "credentials";
+
+	private final Names names;
+
+	private Redaction(Collection<String> names, boolean likelyCredentials) {
+		this.names = new Names(normalise(names), likelyCredentials);
 	}
 
-	/** Redacts the {@linkplain #DEFAULT_NAMES default names}. */
+	/**
+	 * Redacts the {@linkplain #DEFAULT_NAMES default names} and every name that is likely a credential (see
+	 * the class description).
+	 */
 	public static Redaction defaults() {
-		return new Redaction(DEFAULT_NAMES);
+		return new Redaction(DEFAULT_NAMES, true);
+	}
+
+	/** Redacts every name that is likely a credential (see the class description), and the given names. */
+	public static Redaction likelyCredentialsAnd(Collection<String> names) {
+		return new Redaction(names, true);
 	}
 
 	/** Redacts exactly the given names. */
 	public static Redaction of(Collection<String> names) {
-		return new Redaction(names);
+		return new Redaction(names, false);
 	}
 
 	/** Redacts nothing beyond what each call marks sensitive. */
 	public static Redaction none() {
-		return new Redaction(List.of());
+		return new Redaction(List.of(), false);
+	}
+
+	/** Normalised names redacted whole, and whether names that are likely credentials are redacted too. */
+	private record Names(Set<String> exact, boolean likelyCredentials) {
+
+		boolean isEmpty() {
+			return this.exact.isEmpty() && !this.likelyCredentials;
+		}
+
+		boolean matches(String name) {
+			String normalised = normalise(name);
+			if (this.exact.contains(normalised)) {
+				return true;
+			}
+			if (!this.likelyCredentials) {
+				return false;
+			}
+			for (String ending : LIKELY_CREDENTIAL_ENDINGS) {
+				if (normalised.endsWith(ending)) {
+					return true;
+				}
+			}
+			return normalised.contains(LIKELY_CREDENTIAL_PART);
+		}
+
+		Names with(Set<String> sensitiveNames) {
+			if (sensitiveNames.isEmpty()) {
+				return this;
+			}
+			Set<String> names = new HashSet<>(this.exact);
+			names.addAll(normalise(sensitiveNames));
+			return new Names(names, this.likelyCredentials);
+		}
+
 	}
 
 	/**
@@ -72,7 +129,7 @@ public final class Redaction {
 	 * @throws IllegalArgumentException if the arguments are not valid JSON
 	 */
 	public String redact(String argumentsJson, Set<String> sensitiveNames) {
-		Set<String> names = namesWith(sensitiveNames);
+		Names names = this.names.with(sensitiveNames);
 		// Checked as JSON even when nothing is to be redacted: nothing that is not JSON reaches the table.
 		if (!namesAny(argumentsJson, names)) {
 			return argumentsJson;
@@ -85,7 +142,7 @@ public final class Redaction {
 	 * Whether a member of the JSON value has one of the names, read as a stream of tokens: the arguments are
 	 * checked as JSON without building a tree, and copied into one only when something is to be redacted.
 	 */
-	private static boolean namesAny(String argumentsJson, Set<String> names) {
+	private static boolean namesAny(String argumentsJson, Names names) {
 		try (JsonParser parser = MAPPER.createParser(argumentsJson)) {
 			int depth = 0;
 			do {
@@ -93,7 +150,7 @@ public final class Redaction {
 				if (token == null) {
 					throw new IllegalArgumentException("The arguments to store are not valid JSON: they end early");
 				}
-				if (token == JsonToken.PROPERTY_NAME && names.contains(normalise(parser.currentName()))) {
+				if (token == JsonToken.PROPERTY_NAME && names.matches(parser.currentName())) {
 					return true;
 				}
 				if (token.isStructStart()) {
@@ -120,12 +177,12 @@ public final class Redaction {
 	 * @throws IllegalArgumentException if the text is not valid JSON
 	 */
 	public boolean namesASecret(String json, Set<String> sensitiveNames) {
-		return namesAny(json, namesWith(sensitiveNames));
+		return namesAny(json, this.names.with(sensitiveNames));
 	}
 
 	/** Whether a member of this name is redacted (with no names marked sensitive by the call). */
 	public boolean redacts(String name) {
-		return this.names.contains(normalise(name));
+		return this.names.matches(name);
 	}
 
 	/**
@@ -137,7 +194,7 @@ public final class Redaction {
 	 * @param sensitiveNames names the call marks sensitive, in addition to the configured ones
 	 */
 	public String scrub(String text, String argumentsJson, Set<String> sensitiveNames) {
-		Set<String> names = namesWith(sensitiveNames);
+		Names names = this.names.with(sensitiveNames);
 		if (text == null || text.isEmpty() || names.isEmpty() || !namesAny(argumentsJson, names)) {
 			return text;
 		}
@@ -151,15 +208,6 @@ public final class Redaction {
 		return scrubbed;
 	}
 
-	private Set<String> namesWith(Set<String> sensitiveNames) {
-		if (sensitiveNames.isEmpty()) {
-			return this.names;
-		}
-		Set<String> names = new HashSet<>(this.names);
-		names.addAll(normalise(sensitiveNames));
-		return names;
-	}
-
 	private static JsonNode parse(String argumentsJson) {
 		try {
 			return MAPPER.readTree(argumentsJson);
@@ -170,12 +218,12 @@ public final class Redaction {
 	}
 
 	/** Redacts in place, collecting the removed scalar values where asked; whether anything was redacted. */
-	private static boolean redact(JsonNode node, Set<String> names, List<String> removed) {
+	private static boolean redact(JsonNode node, Names names, List<String> removed) {
 		boolean changed = false;
 		if (node instanceof ObjectNode object) {
 			List<String> sensitive = new ArrayList<>();
 			for (Map.Entry<String, JsonNode> member : object.properties()) {
-				if (names.contains(normalise(member.getKey()))) {
+				if (names.matches(member.getKey())) {
 					sensitive.add(member.getKey());
 					collect(member.getValue(), removed);
 				}

@@ -30,6 +30,31 @@ class RedactionTest {
 	}
 
 	@Test
+	void namesThatAreLikelyCredentialsAreRedactedByDefault() {
+		String stored = Redaction.defaults()
+			.redact("{\"apiToken\":\"at-1111\",\"githubToken\":\"ghp_2222\",\"stripeApiKey\":\"sk_3333\","
+					+ "\"dbPassword\":\"pw-4444\",\"clientKey\":\"ck-5555\",\"aws_credentials_file\":\"cf-6666\","
+					+ "\"WEBHOOK-SECRET\":\"ws-7777\",\"secretaryName\":\"Ann Lee\",\"maxTokens\":512,"
+					+ "\"keyword\":\"pump\",\"tokenizer\":\"bpe\"}", Set.of());
+
+		assertThat(stored).doesNotContain("at-1111", "ghp_2222", "sk_3333", "pw-4444", "ck-5555", "cf-6666", "ws-7777");
+		assertThat(stored).contains("Ann Lee", "512", "pump", "bpe");
+		assertThat(Redaction.defaults().redacts("stripe_api_key")).isTrue();
+		assertThat(Redaction.defaults().redacts("secretaryName")).isFalse();
+	}
+
+	@Test
+	void likelyCredentialsAreRedactedBesideAConfiguredList() {
+		Redaction redaction = Redaction.likelyCredentialsAnd(List.of("pin"));
+
+		assertThat(redaction.redacts("PIN")).isTrue();
+		assertThat(redaction.redacts("githubToken")).isTrue();
+		assertThat(redaction.redacts("pinned")).isFalse();
+		assertThat(redaction.scrub("GET /repos?token=ghp_abcdef failed", "{\"githubToken\":\"ghp_abcdef\"}", Set.of()))
+			.isEqualTo("GET /repos?token=[REDACTED] failed");
+	}
+
+	@Test
 	void theConfiguredListIsTheSetOfNames() {
 		Redaction redaction = Redaction.of(List.of("pin"));
 

@@ -275,9 +275,24 @@ public class IdempotencyProperties {
 		/**
 		 * Argument names whose values are never stored, at any depth; a name matches when it is one of these as
 		 * a whole, ignoring case, '_' and '-' ({@code access_token} matches {@code accessToken}). Setting it
-		 * replaces the defaults.
+		 * replaces these defaults, not the likely-credentials rule.
 		 */
 		private Set<String> names = new LinkedHashSet<>(io.idempotency.ledger.Redaction.DEFAULT_NAMES);
+
+		/**
+		 * Whether names that are likely credentials are never stored either, by Spring Boot's rule for
+		 * sensitive keys: names that end with password, secret, key or token, or contain credentials, ignoring
+		 * case, '_' and '-' ({@code githubToken}, {@code stripeApiKey}, {@code db_password}).
+		 */
+		private boolean likelyCredentials = true;
+
+		public boolean isLikelyCredentials() {
+			return this.likelyCredentials;
+		}
+
+		public void setLikelyCredentials(boolean likelyCredentials) {
+			this.likelyCredentials = likelyCredentials;
+		}
 
 		public Set<String> getNames() {
 			return this.names;
@@ -610,7 +625,9 @@ public class IdempotencyProperties {
 	}
 
 	static io.idempotency.ledger.Redaction redactionOf(IdempotencyProperties properties) {
-		return io.idempotency.ledger.Redaction.of(properties.redactionNames());
+		return properties.getRedaction().isLikelyCredentials()
+				? io.idempotency.ledger.Redaction.likelyCredentialsAnd(properties.redactionNames())
+				: io.idempotency.ledger.Redaction.of(properties.redactionNames());
 	}
 
 }
