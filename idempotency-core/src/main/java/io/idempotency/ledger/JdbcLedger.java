@@ -79,6 +79,8 @@ public final class JdbcLedger implements AutoCloseable {
 	/** Status, result, error, and the key or row id: every null typed, so no driver asks the server what it is. */
 	private static final int[] OUTCOME_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.VARCHAR };
 
+	private static final int[] OVERTURN_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR };
+
 	private static final int[] RESOLVE_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.BIGINT,
 			Types.VARCHAR };
 
@@ -99,6 +101,10 @@ public final class JdbcLedger implements AutoCloseable {
 	private final ReplayCounter replays;
 
 	private final AtomicLong lateCompletions;
+
+	private final AtomicLong lateSuccesses;
+
+	private final HeartbeatConnection heartbeatConnection;
 
 	/** Keys of calls claimed here whose outcome is not yet recorded: this instance is executing them. */
 	private final Set<IdempotencyKey> inFlight;
@@ -150,6 +156,8 @@ public final class JdbcLedger implements AutoCloseable {
 		this.ownTransaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
 		this.replays = new ReplayCounter(REPLAY_COUNT_CAPACITY);
 		this.lateCompletions = new AtomicLong();
+		this.lateSuccesses = new AtomicLong();
+		this.heartbeatConnection = new HeartbeatConnection(dataSource);
 		this.inFlight = ConcurrentHashMap.newKeySet();
 		this.joinCallersTransaction = false;
 	}
@@ -164,6 +172,8 @@ public final class JdbcLedger implements AutoCloseable {
 		this.redaction = ledger.redaction;
 		this.replays = ledger.replays;
 		this.lateCompletions = ledger.lateCompletions;
+		this.lateSuccesses = ledger.lateSuccesses;
+		this.heartbeatConnection = ledger.heartbeatConnection;
 		this.inFlight = ledger.inFlight;
 		this.settled = ledger.settled;
 		this.joinCallersTransaction = joinCallersTransaction;
@@ -365,11 +375,14 @@ public final class JdbcLedger implements AutoCloseable {
 
 	/**
 	 * Records that the claimed call returned. Only the attempt that holds the claim may: if the row is no
-	 * longer attempting (the reconciler resolved it meanwhile), nothing is written, and the late completion
-	 * is logged and counted.
+	 * longer attempting, the outcome someone else recorded meanwhile stays, and the late completion is logged
+	 * and counted; with one exception. When a reconciler resolved the call {@code failed} while it was still
+	 * running (its instance paused too long to beat, say), that {@code failed} only meant "no effect found
+	 * yet": the success is written over it, with its result, and counted as a {@linkplain #lateSuccesses()
+	 * late success}.
 	 * @param resultJson the result as JSON ({@code "null"} for a tool that returned null), or {@code null}
 	 * for a tool that returns nothing
-	 * @return whether the outcome was recorded; {@code false} for a late completion
+	 * @return whether the outcome was recorded; {@code false} for a late completion that was not written
 	 */
 	public boolean recordSucceeded(IdempotencyKey key, String resultJson) {
 		return recordOutcome(key, LedgerStatus.SUCCEEDED, resultJson, null);
@@ -406,9 +419,24 @@ public final class JdbcLedger implements AutoCloseable {
 
 	private boolean recordOutcome(IdempotencyKey key, LedgerStatus outcome, String resultJson, String error) {
 		int updated;
+		// A call that claimed here and has recorded nothing yet still holds its claim.
+		boolean holdsClaim = this.inFlight.contains(key);
 		try {
 			updated = committed(() -> this.jdbc.update(this.sql.recordOutcome,
 					new Object[] { outcome.columnValue(), resultJson, truncate(error), key.value() }, OUTCOME_TYPES));
+			if (updated == 0 && outcome == LedgerStatus.SUCCEEDED && holdsClaim && !this.joinCallersTransaction) {
+				// Only a reconciler (or a person) can have settled a row whose claim this call holds: a failure
+				// it wrote meant that no effect was found while the call still ran. The effect is here.
+				int overturned = committed(() -> this.jdbc.update(this.sql.overturnFailure,
+						new Object[] { resultJson, truncate(error), key.value() }, OVERTURN_TYPES));
+				if (overturned == 1) {
+					this.lateSuccesses.incrementAndGet();
+					this.settled.forget(key);
+					logger.warn("Late success of key " + key + ": its ledger row had been resolved failed while the call"
+							+ " still ran (no effect was found then); the success is recorded over it");
+					return true;
+				}
+			}
 		}
 		finally {
 			// Recorded or not, the call has ended here: a row left attempting is the reconciler's, not ours.
@@ -433,12 +461,16 @@ public final class JdbcLedger implements AutoCloseable {
 	 * @return how many rows were marked
 	 */
 	public int heartbeat() {
+		// The first beat takes the heartbeat's own connection, before the calls it protects can exhaust the pool.
+		this.heartbeatConnection.reserve();
 		List<IdempotencyKey> keys = new ArrayList<>(this.inFlight);
 		int marked = 0;
 		for (int from = 0; from < keys.size(); from += HEARTBEAT_BATCH) {
-			List<IdempotencyKey> batch = keys.subList(from, Math.min(keys.size(), from + HEARTBEAT_BATCH));
-			Object[] values = batch.stream().map(IdempotencyKey::value).toArray();
-			marked += committed(() -> this.jdbc.update(this.sql.heartbeat(values.length), values));
+			List<String> batch = keys.subList(from, Math.min(keys.size(), from + HEARTBEAT_BATCH))
+				.stream()
+				.map(IdempotencyKey::value)
+				.toList();
+			marked += this.heartbeatConnection.update(this.sql.heartbeat(batch.size()), batch);
 		}
 		return marked;
 	}
@@ -650,9 +682,20 @@ public final class JdbcLedger implements AutoCloseable {
 		return this.jdbc.queryForObject(this.sql.countAwaitingHuman, Long.class, attempts);
 	}
 
-	/** How many calls completed after their row had been resolved by someone else, since this ledger started. */
+	/**
+	 * How many calls completed after their row had been resolved by someone else, and whose outcome was
+	 * therefore not written, since this ledger started.
+	 */
 	public long lateCompletions() {
 		return this.lateCompletions.get();
+	}
+
+	/**
+	 * How many calls succeeded after a reconciler had resolved them {@code failed} while they still ran, and
+	 * had their success written over that failure, since this ledger started.
+	 */
+	public long lateSuccesses() {
+		return this.lateSuccesses.get();
 	}
 
 	/** How many replays went uncounted because too many distinct keys waited for a flush. */
@@ -660,7 +703,7 @@ public final class JdbcLedger implements AutoCloseable {
 		return this.replays.dropped();
 	}
 
-	/** Flushes the replay counts still in memory. */
+	/** Flushes the replay counts still in memory, and gives the heartbeat's connection back to the pool. */
 	@Override
 	public void close() {
 		try {
@@ -668,6 +711,9 @@ public final class JdbcLedger implements AutoCloseable {
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not flush the replay counts of the idempotency ledger on close", ex);
+		}
+		finally {
+			this.heartbeatConnection.close();
 		}
 	}
 

@@ -31,6 +31,9 @@ final class LedgerStatements {
 
 	final String recordOutcome;
 
+	/** A success written over a failure that a reconciler recorded while the call still ran. */
+	final String overturnFailure;
+
 	final String addReplays;
 
 	final String findStale;
@@ -69,6 +72,8 @@ final class LedgerStatements {
 		// Only the attempt holding the claim records its outcome: it expects the row still attempting.
 		this.recordOutcome = "UPDATE " + table + " SET status = ?, result = " + dialect.json() + ", error = ?,"
 				+ " finished_at = " + now + " WHERE idempotency_key = ? AND status = 'attempting'";
+		this.overturnFailure = "UPDATE " + table + " SET status = 'succeeded', result = " + dialect.json()
+				+ ", error = ?, finished_at = " + now + " WHERE idempotency_key = ? AND status = 'failed'";
 		this.addReplays = "UPDATE " + table + " SET replay_count = replay_count + ?, last_replay_at = " + now
 				+ " WHERE idempotency_key = ?";
 		this.findStale = findStale(table, dialect, "");

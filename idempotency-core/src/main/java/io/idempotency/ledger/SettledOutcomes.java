@@ -66,6 +66,13 @@ final class SettledOutcomes {
 		}
 	}
 
+	/** Forgets the outcome kept for a key: it has changed (a late success over a reconciled failure). Rare. */
+	synchronized void forget(IdempotencyKey key) {
+		if (this.kept.remove(key) != null) {
+			this.order.remove(key);
+		}
+	}
+
 	/** Forgets every row: after rows were deleted here. */
 	synchronized void clear() {
 		this.kept.clear();

@@ -352,18 +352,104 @@ abstract class LedgerContractTests {
 	}
 
 	@Test
-	void aLateCompletionAfterTheReconcilerResolvedTheRowIsReportedNotWritten() {
+	void aLateFailureAfterTheReconcilerResolvedTheRowIsReportedNotWritten() {
 		ClaimRequest request = request("r1", ARGUMENTS);
 		this.ledger.claim(request);
 		LedgerEntry leased = this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(1)).get(0);
 		assertThat(this.ledger.resolveFailed(leased, "no ticket found")).isTrue();
 
-		assertThat(this.ledger.recordSucceeded(request.key(), "{\"ticketId\":\"T-1\"}")).isFalse();
+		assertThat(this.ledger.recordFailed(request.key(), "the ticket system refused")).isFalse();
+		assertThat(this.ledger.recordUnknown(request.key(), "timed out")).isFalse();
 
 		LedgerEntry entry = this.ledger.find(request.key()).orElseThrow();
 		assertThat(entry.status()).isEqualTo(LedgerStatus.FAILED);
-		assertThat(entry.result()).isNull();
-		assertThat(this.ledger.lateCompletions()).isEqualTo(1);
+		assertThat(entry.error()).isEqualTo("no ticket found");
+		assertThat(this.ledger.lateCompletions()).isEqualTo(2);
+		assertThat(this.ledger.lateSuccesses()).isZero();
+	}
+
+	@Test
+	void aLateSuccessAfterTheReconcilerResolvedTheRowFailedIsWrittenOverThatFailure() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		this.ledger.claim(request);
+		LedgerEntry leased = this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(1)).get(0);
+		assertThat(this.ledger.resolveFailed(leased, "no ticket found")).isTrue();
+		assertThat(this.ledger.claim(request)).as("answered from the reconciler's failure meanwhile")
+			.isInstanceOf(Claim.PreviousAttemptFailed.class);
+
+		assertThat(this.ledger.recordSucceeded(request.key(), "{\"ticketId\":\"T-1\"}")).isTrue();
+
+		LedgerEntry entry = this.ledger.find(request.key()).orElseThrow();
+		assertThat(entry.status()).isEqualTo(LedgerStatus.SUCCEEDED);
+		assertThat(entry.result()).isEqualToIgnoringWhitespace("{\"ticketId\":\"T-1\"}");
+		assertThat(entry.error()).isNull();
+		assertThat(this.ledger.lateSuccesses()).isEqualTo(1);
+		assertThat(this.ledger.lateCompletions()).isZero();
+		assertThat(this.ledger.claim(request)).isInstanceOfSatisfying(Claim.Replay.class,
+				(replay) -> assertThat(replay.result()).contains("T-1"));
+	}
+
+	@Test
+	void aLateSuccessLeavesWhatTheReconcilerFoundAndAFailureTheCallRecordedItself() {
+		ClaimRequest found = request("r1", ARGUMENTS);
+		this.ledger.claim(found);
+		LedgerEntry leased = this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(1)).get(0);
+		assertThat(this.ledger.resolveSucceeded(leased, "{\"ticketId\":\"T-FOUND\"}")).isTrue();
+		ClaimRequest failed = request("r2", ARGUMENTS);
+		this.ledger.claim(failed);
+		this.ledger.recordFailed(failed.key(), "refused");
+
+		assertThat(this.ledger.recordSucceeded(found.key(), "{\"ticketId\":\"T-LATE\"}")).isFalse();
+		assertThat(this.ledger.recordSucceeded(failed.key(), "{\"ticketId\":\"T-LATE\"}")).isFalse();
+
+		assertThat(this.ledger.find(found.key()).orElseThrow().result()).contains("T-FOUND");
+		assertThat(this.ledger.find(failed.key()).orElseThrow().status()).as("only the claim holder records, once")
+			.isEqualTo(LedgerStatus.FAILED);
+		assertThat(this.ledger.lateCompletions()).isEqualTo(2);
+	}
+
+	@Test
+	void theHeartbeatBeatsWhileTheCallsItProtectsHoldEveryOtherConnectionOfThePool() throws Exception {
+		HikariConfig config = new HikariConfig();
+		config.setDataSource(this.dataSource);
+		config.setMaximumPoolSize(3);
+		config.setConnectionTimeout(250);
+		config.setPoolName("heartbeat-starved");
+		List<Connection> heldByTools = new ArrayList<>();
+		try (HikariDataSource pool = new HikariDataSource(config)) {
+			JdbcLedger ledger = new JdbcLedger(pool, TABLE, Redaction.defaults());
+			assertThat(ledger.heartbeat()).as("the first beat, at start, with nothing running").isZero();
+			ClaimRequest request = request("r1", ARGUMENTS);
+			assertThat(ledger.claim(request)).isInstanceOf(Claim.Won.class);
+			// The running calls take every connection the pool will give.
+			while (true) {
+				try {
+					heldByTools.add(pool.getConnection());
+				}
+				catch (SQLException exhausted) {
+					break;
+				}
+			}
+			assertThat(heldByTools).isNotEmpty();
+
+			assertThat(ledger.heartbeat()).isEqualTo(1);
+			assertThat(ledger.heartbeat()).isEqualTo(1);
+
+			assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE + " WHERE heartbeat_at IS NOT NULL",
+					Integer.class)).isEqualTo(1);
+			for (Connection connection : heldByTools) {
+				connection.close();
+			}
+			heldByTools.clear();
+			ledger.close();
+			assertThat(pool.getHikariPoolMXBean().getActiveConnections()).as("the heartbeat's connection given back")
+				.isZero();
+		}
+		finally {
+			for (Connection connection : heldByTools) {
+				connection.close();
+			}
+		}
 	}
 
 	@Test

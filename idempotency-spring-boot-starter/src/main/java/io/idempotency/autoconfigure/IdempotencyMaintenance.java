@@ -43,10 +43,17 @@ public class IdempotencyMaintenance implements SmartLifecycle {
 		this.properties = properties;
 	}
 
+	/** The longest heartbeat interval derived when none is set. */
+	static final Duration DERIVED_HEARTBEAT_MAX = Duration.ofSeconds(20);
+
+	/** The shortest heartbeat interval derived when none is set, however short a threshold. */
+	static final Duration DERIVED_HEARTBEAT_MIN = Duration.ofMillis(100);
+
 	@Override
 	public synchronized void start() {
-		Duration heartbeat = this.properties.getHeartbeat().getInterval();
-		checkHeartbeat(heartbeat);
+		Duration heartbeat = heartbeatInterval(this.properties);
+		IdempotencyProperties.Retention retention = this.properties.getRetention();
+		checkRetention(retention);
 		this.scheduler = new ThreadPoolTaskScheduler();
 		this.scheduler.setThreadNamePrefix("idempotency-");
 		this.scheduler.setPoolSize(4);
@@ -59,27 +66,57 @@ public class IdempotencyMaintenance implements SmartLifecycle {
 		if (reconciler != null) {
 			schedule("reconciler", this.properties.getReconciler().getInterval(), reconciler::reconcile);
 		}
-		IdempotencyProperties.Retention retention = this.properties.getRetention();
 		if (retention.getPeriod() != null) {
 			schedule("retention", retention.getInterval(),
 					() -> this.ledger.purgeSettled(retention.getPeriod(), retention.getBatchSize()));
 		}
 	}
 
-	/** A call must beat at least twice within the shortest threshold, or a live call may be reconciled. */
-	private void checkHeartbeat(Duration heartbeat) {
-		IdempotencyProperties.Reconciler reconciler = this.properties.getReconciler();
+	/**
+	 * The heartbeat interval: the one set, which must beat at least twice within the shortest threshold (or
+	 * a live call may be reconciled), else one derived from the thresholds: a third of the shortest, at most
+	 * {@link #DERIVED_HEARTBEAT_MAX} and at least {@link #DERIVED_HEARTBEAT_MIN}. A threshold below three
+	 * times that least interval ("reconcile at once", in tests) is allowed: calls that run longer than it
+	 * may be reconciled while they run.
+	 */
+	static Duration heartbeatInterval(IdempotencyProperties properties) {
+		IdempotencyProperties.Reconciler reconciler = properties.getReconciler();
 		Map<String, Duration> thresholds = new LinkedHashMap<>();
 		thresholds.put("idempotency.reconciler.stale-after", reconciler.getStaleAfter());
 		reconciler.getStaleAfterByTool()
 			.forEach((tool, after) -> thresholds.put("idempotency.reconciler.stale-after-by-tool." + tool, after));
-		for (Map.Entry<String, Duration> threshold : thresholds.entrySet()) {
-			if (heartbeat != null && threshold.getValue() != null
-					&& heartbeat.multipliedBy(2).compareTo(threshold.getValue()) > 0) {
-				throw new IllegalStateException("idempotency.heartbeat.interval (" + heartbeat + ") must be at most half"
-						+ " of " + threshold.getKey() + " (" + threshold.getValue() + "), or calls that are still running"
-						+ " could be reconciled: shorten the interval or lengthen the threshold");
+		Duration set = properties.getHeartbeat().getInterval();
+		if (set != null) {
+			for (Map.Entry<String, Duration> threshold : thresholds.entrySet()) {
+				if (threshold.getValue() != null && set.multipliedBy(2).compareTo(threshold.getValue()) > 0) {
+					throw new IllegalStateException("idempotency.heartbeat.interval (" + set + ") must be at most half"
+							+ " of " + threshold.getKey() + " (" + threshold.getValue() + "), or calls that are still"
+							+ " running could be reconciled: shorten the interval, lengthen the threshold, or leave the"
+							+ " interval unset to have it derived from the thresholds");
+				}
 			}
+			return set;
+		}
+		Duration derived = DERIVED_HEARTBEAT_MAX;
+		for (Duration threshold : thresholds.values()) {
+			if (threshold != null && threshold.dividedBy(3).compareTo(derived) < 0) {
+				derived = threshold.dividedBy(3);
+			}
+		}
+		return (derived.compareTo(DERIVED_HEARTBEAT_MIN) < 0) ? DERIVED_HEARTBEAT_MIN : derived;
+	}
+
+	/** Settled rows answer repeats: a period of nothing would delete each as it settles, and repeats would run. */
+	private static void checkRetention(IdempotencyProperties.Retention retention) {
+		Duration period = retention.getPeriod();
+		if (period != null && (period.isZero() || period.isNegative())) {
+			throw new IllegalStateException("idempotency.retention.period must be more than zero, but was " + period
+					+ ": settled calls answer their repeats, and deleting them at once would let a repeat execute again."
+					+ " Leave it empty to keep them forever");
+		}
+		if (retention.getBatchSize() < 1) {
+			throw new IllegalStateException("idempotency.retention.batch-size must be at least 1, but was "
+					+ retention.getBatchSize());
 		}
 	}
 

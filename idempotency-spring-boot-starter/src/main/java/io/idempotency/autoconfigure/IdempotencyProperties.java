@@ -513,9 +513,10 @@ public class IdempotencyProperties {
 
 		/**
 		 * How often the calls this instance is executing are marked as still running, so that the reconciler
-		 * leaves a long call alone while its instance lives. At most half of the shortest stale-after.
+		 * leaves a long call alone while its instance lives. At most half of the shortest stale-after. When not
+		 * set, a third of the shortest stale-after, between 100ms and 20s.
 		 */
-		private Duration interval = Duration.ofSeconds(20);
+		private Duration interval;
 
 		public Duration getInterval() {
 			return this.interval;

@@ -146,15 +146,19 @@ class PostgresqlStarterTest {
 
 		static final AtomicInteger reconciled = new AtomicInteger();
 
+		static final AtomicInteger exports = new AtomicInteger();
+
 		/** Held at its start until released; nothing reconciled yet. */
 		static void reset() {
 			started = new CountDownLatch(1);
 			release = new CountDownLatch(1);
 			reconciled.set(0);
+			exports.set(0);
 		}
 
 		@IdempotentTool(name = "export_report", reconcile = "findReport")
 		public String exportReport(String account) throws InterruptedException {
+			exports.incrementAndGet();
 			started.countDown();
 			assertThat(release.await(60, TimeUnit.SECONDS)).as("the test released the tool").isTrue();
 			return "R-" + account;
@@ -207,7 +211,7 @@ class PostgresqlStarterTest {
 	}
 
 	@Test
-	void aLateCompletionAfterAnotherInstanceReconciledTheCallIsCountedReportedAndNotWritten() throws Exception {
+	void aLateSuccessAfterAnotherInstanceReconciledTheCallFailedIsWrittenAndCounted() throws Exception {
 		ReportTool.reset();
 		JdbcTemplate jdbc = new JdbcTemplate(postgres());
 		ExecutorService caller = Executors.newSingleThreadExecutor();
@@ -231,13 +235,18 @@ class PostgresqlStarterTest {
 					assertThat(call.get(30, TimeUnit.SECONDS)).isEqualTo("R-acme");
 
 					assertThat(jdbc.queryForObject("SELECT status FROM " + TABLE + " WHERE tool = 'export_report'",
-							String.class)).as("the reconciler's answer stays").isEqualTo("failed");
-					assertThat(context.getBean(JdbcLedger.class).lateCompletions()).isEqualTo(1);
+							String.class)).as("the effect happened: the reconciler's 'not found' is overturned")
+						.isEqualTo("succeeded");
+					assertThat(context.getBean(JdbcLedger.class).lateSuccesses()).isEqualTo(1);
+					assertThat(context.getBean(JdbcLedger.class).lateCompletions()).isZero();
 					assertThat(context.getBean(MeterRegistry.class)
-						.get("idempotency.late.completions")
+						.get("idempotency.late.successes")
 						.functionCounter()
 						.count()).isEqualTo(1);
+					assertThat(RunContext.call(new Run("late-run", "rep-1"), () -> tool.exportReport("acme")))
+						.as("a repeat is a replay of the success").isEqualTo("R-acme");
 					assertThat(ReportTool.reconciled).hasValue(1);
+					assertThat(ReportTool.exports).as("executed once").hasValue(1);
 				});
 		}
 		finally {
@@ -247,13 +256,57 @@ class PostgresqlStarterTest {
 	}
 
 	@Test
-	void aHeartbeatTooSlowForTheThresholdStopsTheStart() {
+	void aHeartbeatSetTooSlowForTheThresholdStopsTheStart() {
 		this.runner.withPropertyValues("idempotency.reconciler.stale-after=1m", "idempotency.heartbeat.interval=45s")
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.rootCause()
 				.hasMessageContaining("idempotency.heartbeat.interval (PT45S) must be at most half of"
 						+ " idempotency.reconciler.stale-after (PT1M)"));
+	}
+
+	@Test
+	void anUnsetHeartbeatFollowsTheShortestThreshold() {
+		this.runner.withPropertyValues("idempotency.reconciler.stale-after=30s",
+				"idempotency.reconciler.stale-after-by-tool.export_report=10m")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(IdempotencyMaintenance.heartbeatInterval(context.getBean(IdempotencyProperties.class)))
+					.isEqualTo(Duration.ofSeconds(10));
+			});
+		this.runner.withPropertyValues("idempotency.reconciler.stale-after=5ms")
+			.run((context) -> {
+				assertThat(context).as("reconcile at once, as tests do").hasNotFailed();
+				assertThat(IdempotencyMaintenance.heartbeatInterval(context.getBean(IdempotencyProperties.class)))
+					.isEqualTo(Duration.ofMillis(100));
+			});
+		this.runner.run((context) -> assertThat(
+				IdempotencyMaintenance.heartbeatInterval(context.getBean(IdempotencyProperties.class)))
+			.as("the default threshold of 2m").isEqualTo(Duration.ofSeconds(20)));
+	}
+
+	@Test
+	void unknownExceptionNamesAreResolvedAtStartAndOneThatMatchesNothingStopsIt() {
+		this.runner
+			.withPropertyValues("idempotency.unknown-exceptions=org.springframework.web.client.HttpServerErrorException.GatewayTimeout,"
+					+ "org.springframework.web.client.HttpClientErrorException$TooManyRequests")
+			.run((context) -> assertThat(context).hasNotFailed());
+		this.runner
+			.withPropertyValues("idempotency.unknown-exceptions=org.springframework.web.client.HttpServerErrorException.GatewayTimeOut")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("idempotency.unknown-exceptions")
+				.hasMessageContaining("'org.springframework.web.client.HttpServerErrorException.GatewayTimeOut' is not a class"));
+	}
+
+	@Test
+	void aRetentionOfNothingStopsTheStart() {
+		this.runner.withPropertyValues("idempotency.retention.period=0s")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("idempotency.retention.period must be more than zero, but was PT0S"));
 	}
 
 	@Test

@@ -13,7 +13,7 @@ import org.springframework.beans.factory.ObjectProvider;
 /**
  * Micrometer meters: {@code idempotency.calls} counted by {@code tool} and {@code outcome} (executed,
  * failed, unknown, replayed, in_progress, previous_attempt_failed, conflict, without_run), and, from this
- * instance, {@code idempotency.late.completions}, {@code idempotency.reconciled} (by {@code outcome}) and
+ * instance, {@code idempotency.late.completions}, {@code idempotency.late.successes}, {@code idempotency.reconciled} (by {@code outcome}) and
  * {@code idempotency.reconcile.awaiting.human}.
  */
 public class IdempotencyMetrics implements IdempotentCallListener {
@@ -23,7 +23,11 @@ public class IdempotencyMetrics implements IdempotentCallListener {
 	public IdempotencyMetrics(MeterRegistry registry, JdbcLedger ledger, ObjectProvider<Reconciler> reconciler) {
 		this.registry = registry;
 		FunctionCounter.builder("idempotency.late.completions", ledger, JdbcLedger::lateCompletions)
-			.description("Calls that completed after their row had been resolved by the reconciler")
+			.description("Calls that completed after their row had been resolved by the reconciler; not written")
+			.register(registry);
+		FunctionCounter.builder("idempotency.late.successes", ledger, JdbcLedger::lateSuccesses)
+			.description("Calls that succeeded after a reconciler had resolved them failed while they ran;"
+					+ " written over that failure")
 			.register(registry);
 		Reconciler found = reconciler.getIfAvailable();
 		if (found != null) {
