@@ -38,8 +38,17 @@ public record IdempotentCall(String tool, String toolCallName, IdempotencyKey ke
 		/** Refused: another user's call holds the key. */
 		CONFLICT,
 
-		/** Called outside any run; refused, or executed without deduplication as configured. */
+		/** Refused: called outside any run; nothing was executed. */
 		WITHOUT_RUN,
+
+		/**
+		 * Called outside any run and executed without deduplication, as configured: its result or error is
+		 * the tool's own.
+		 */
+		EXECUTED_WITHOUT_RUN,
+
+		/** Refused: its arguments cannot be made into a key or stored; nothing was executed. */
+		INVALID_ARGUMENTS,
 
 		/** Refused: the call could not be claimed, because the ledger's database failed; nothing was executed. */
 		LEDGER_UNAVAILABLE;

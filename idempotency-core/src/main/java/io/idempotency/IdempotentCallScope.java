@@ -16,8 +16,10 @@ import java.util.Optional;
  * </pre>
  *
  * A call refused before it reached the idempotency advice (its arguments could not be bound, say) leaves
- * the scope empty. Scopes nest: a call is told to the innermost scope open on its thread; the last call
- * told to a scope is the outermost one made in it, since an executed call is told after the calls it made.
+ * the scope empty. Scopes nest: a call is told to every scope open on its thread, so that an application's
+ * scope learns how a call was answered even when a framework's own scope sits inside it (a decorated tool
+ * callback opens one); the last call told to a scope is the outermost one made in it, since an executed
+ * call is told after the calls it made.
  */
 public final class IdempotentCallScope implements AutoCloseable {
 
@@ -65,8 +67,7 @@ public final class IdempotentCallScope implements AutoCloseable {
 	}
 
 	static void tell(IdempotentCall call) {
-		IdempotentCallScope scope = current.get();
-		if (scope != null) {
+		for (IdempotentCallScope scope = current.get(); scope != null; scope = scope.outer) {
 			scope.last = call;
 		}
 	}

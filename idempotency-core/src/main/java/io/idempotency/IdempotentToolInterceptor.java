@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.idempotency.key.CanonicalCall;
 import io.idempotency.key.IdempotencyKeys;
+import io.idempotency.key.InvalidArgumentsException;
 import io.idempotency.ledger.Claim;
 import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.ledger.JdbcLedger;
@@ -136,15 +137,23 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 	private Object call(ToolDescriptor tool, MethodInvocation invocation) throws Throwable {
 		Optional<Run> run = this.runs.resolve(invocation.getArguments());
 		if (run.isEmpty()) {
-			tell(tool, null, IdempotentCall.Outcome.WITHOUT_RUN);
 			if (this.missingRunPolicy == MissingRunPolicy.REFUSE) {
+				tell(tool, null, IdempotentCall.Outcome.WITHOUT_RUN);
 				throw new MissingRunException(tool.name());
 			}
+			tell(tool, null, IdempotentCall.Outcome.EXECUTED_WITHOUT_RUN);
 			logger.warn("Tool '" + tool.name() + "' called outside a run: executing it without deduplication");
 			return invocation.proceed();
 		}
-		CanonicalCall call = IdempotencyKeys.canonicalise(tool.name(), tool.method(), invocation.getArguments(),
-				run.get().runId(), this.maxArgumentsBytes);
+		CanonicalCall call;
+		try {
+			call = IdempotencyKeys.canonicalise(tool.name(), tool.method(), invocation.getArguments(), run.get().runId(),
+					this.maxArgumentsBytes);
+		}
+		catch (InvalidArgumentsException ex) {
+			tell(tool, null, IdempotentCall.Outcome.INVALID_ARGUMENTS);
+			throw ex;
+		}
 		ClaimRequest request = new ClaimRequest(call.key(), run.get().runId(), run.get().userId(), tool.name(),
 				call.arguments(), tool.sensitive());
 		if (tool.transactional()) {

@@ -55,6 +55,7 @@ public final class IdempotentMcpTools {
 			IdempotentCall.Outcome.REPLAYED, "replayed_without_result",
 			IdempotentCall.Outcome.CONFLICT, "refused_conflict",
 			IdempotentCall.Outcome.WITHOUT_RUN, "refused_without_run",
+			IdempotentCall.Outcome.INVALID_ARGUMENTS, "refused_invalid_arguments",
 			IdempotentCall.Outcome.LEDGER_UNAVAILABLE, "refused_ledger_unavailable");
 
 	/** Set while a decorated MCP tool runs on this thread: its callback leaves the answer to this class. */
@@ -156,12 +157,17 @@ public final class IdempotentMcpTools {
 		try (IdempotentCallScope scope = IdempotentCallScope.open()) {
 			CallToolResult result = handler.get();
 			Optional<IdempotentCall> call = scope.last();
-			if (result == null || call.isEmpty() || call.get().envelope()) {
+			if (result == null || call.isEmpty()) {
 				return result;
 			}
 			if (Boolean.TRUE.equals(result.isError())) {
+				// A refusal, or a repeat of a plain-typed tool that was not executed again, thrown as an exception;
+				// otherwise the tool's own error, as it is.
 				String kind = REFUSALS.get(call.get().outcome());
 				return (kind != null) ? refusal(result, kind) : result;
+			}
+			if (call.get().envelope()) {
+				return envelope(result);
 			}
 			return (call.get().outcome() == IdempotentCall.Outcome.REPLAYED) ? withNotice(result) : result;
 		}
@@ -170,6 +176,38 @@ public final class IdempotentMcpTools {
 				answering.remove();
 			}
 		}
+	}
+
+	/**
+	 * A {@code ToolResult} tells the model itself, in the text: a replay gains the notice in {@code _meta};
+	 * a repeat that was not executed again (in progress, a previous failure, done without its result) is an
+	 * error result, as for a plain-typed tool.
+	 */
+	private static CallToolResult envelope(CallToolResult result) {
+		String kind = envelopeKind(result);
+		if ("replayed".equals(kind)) {
+			return new CallToolResult(result.content(), result.isError(), result.structuredContent(), replayedMeta(result));
+		}
+		if (kind != null && !"executed".equals(kind)) {
+			return new CallToolResult(result.content(), true, result.structuredContent(), result.meta());
+		}
+		return result;
+	}
+
+	/** The kind of a {@code ToolResult}, from its structured content or its text. */
+	private static String envelopeKind(CallToolResult result) {
+		if (result.structuredContent() instanceof Map<?, ?> structured && structured.get("kind") instanceof String kind) {
+			return kind;
+		}
+		int text = indexOfText(result.content());
+		return (text >= 0) ? ToolAnswers.kindIn(((McpSchema.TextContent) result.content().get(text)).text()) : null;
+	}
+
+	private static Map<String, Object> replayedMeta(CallToolResult result) {
+		Map<String, Object> meta = new LinkedHashMap<>((result.meta() != null) ? result.meta() : Map.of());
+		meta.put(REPLAYED_META_KEY, true);
+		meta.put(MESSAGE_META_KEY, IdempotentCall.replayMessage());
+		return meta;
 	}
 
 	private static CallToolResult withNotice(CallToolResult result) {
@@ -184,10 +222,7 @@ public final class IdempotentMcpTools {
 			String stored = (result.structuredContent() != null) ? ToolAnswers.json(result.structuredContent()) : null;
 			content.add(0, McpSchema.TextContent.builder(ToolAnswers.replayed(stored)).build());
 		}
-		Map<String, Object> meta = new LinkedHashMap<>((result.meta() != null) ? result.meta() : Map.of());
-		meta.put(REPLAYED_META_KEY, true);
-		meta.put(MESSAGE_META_KEY, IdempotentCall.replayMessage());
-		return new CallToolResult(content, result.isError(), result.structuredContent(), meta);
+		return new CallToolResult(content, result.isError(), result.structuredContent(), replayedMeta(result));
 	}
 
 	/** The library's answer as the error the server made of its exception, with the kind the model reads. */

@@ -68,6 +68,17 @@ final class ToolAnswers {
 		return Optional.empty();
 	}
 
+	/** The {@code kind} member of a JSON object's text, or {@code null} where it has none or is not JSON. */
+	static String kindIn(String json) {
+		try {
+			JsonNode kind = (json != null) ? MAPPER.readTree(json).get("kind") : null;
+			return (kind != null && kind.isString()) ? kind.stringValue() : null;
+		}
+		catch (JacksonException ex) {
+			return null;
+		}
+	}
+
 	/** A value as JSON text. */
 	static String json(Object value) {
 		return MAPPER.writeValueAsString(value);

@@ -9,6 +9,8 @@ import java.util.Map;
 
 import javax.sql.DataSource;
 
+import io.idempotency.IdempotentCall;
+import io.idempotency.IdempotentCallScope;
 import io.idempotency.IdempotentTool;
 import io.idempotency.Reconciliation;
 import io.idempotency.ai.IdempotentToolCallbacks;
@@ -419,8 +421,18 @@ class SpringAiToolLoopTest {
 			ToolCallback export = callback(IdempotentToolCallbacks.from(tools), "export_drafts");
 			ToolContext run = new ToolContext(Map.of("runId", "direct-run", "userId", "rep-1"));
 
-			String first = export.call("{\"sku\":\"SKU-9\"}", run);
-			String repeat = export.call("{\"sku\":\"SKU-9\"}", run);
+			String first;
+			String repeat;
+			try (IdempotentCallScope scope = IdempotentCallScope.open()) {
+				first = export.call("{\"sku\":\"SKU-9\"}", run);
+				assertThat(scope.last()).as("the application's scope learns how the call was answered")
+					.map(IdempotentCall::outcome)
+					.contains(IdempotentCall.Outcome.EXECUTED);
+			}
+			try (IdempotentCallScope scope = IdempotentCallScope.open()) {
+				repeat = export.call("{\"sku\":\"SKU-9\"}", run);
+				assertThat(scope.last()).map(IdempotentCall::outcome).contains(IdempotentCall.Outcome.REPLAYED);
+			}
 
 			assertThat(repeat).isEqualTo(first).doesNotContain("replayed");
 			assertThat(tools.drafts()).isEqualTo(1);

@@ -4,6 +4,9 @@ import java.time.Duration;
 import java.util.Map;
 
 import io.idempotency.IdempotentTool;
+import io.idempotency.Reconciliation;
+import io.idempotency.ToolResult;
+import io.idempotency.key.IdempotencyKey;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
@@ -16,7 +19,11 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import io.modelcontextprotocol.common.McpTransportContext;
+import org.springframework.ai.mcp.annotation.McpMeta;
+import org.springframework.ai.mcp.annotation.McpProgressToken;
 import org.springframework.ai.mcp.annotation.McpTool;
+import org.springframework.ai.mcp.annotation.context.McpSyncRequestContext;
 import org.springframework.ai.mcp.annotation.McpToolParam;
 import org.springframework.ai.tool.ToolCallbackProvider;
 import org.springframework.ai.tool.annotation.Tool;
@@ -200,10 +207,101 @@ class McpServerRoundTripTest {
 	}
 
 	@Test
+	void aReSentCallWithANewProgressTokenAndMetaHasOneEffect() {
+		int before = reports();
+		String run = "run-mcp-progress-" + System.nanoTime();
+		CallToolResult first = this.client.callTool(new CallToolRequest("export_report", Map.of("account", "acme"),
+				Map.of("io.idempotency/runId", run, "progressToken", "p-1")));
+		CallToolResult resent = this.client.callTool(new CallToolRequest("export_report", Map.of("account", "acme"),
+				Map.of("io.idempotency/runId", run, "progressToken", "p-2", "com.example/trace", "t-2")));
+
+		assertThat(first.isError()).as(text(first)).isFalse();
+		assertThat(resent.isError()).as(text(resent)).isFalse();
+		assertThat(reports()).as("the progress token, _meta, request and request context are not the call's intent")
+			.isEqualTo(before + 1);
+		assertThat(resent.meta()).containsEntry("io.idempotency/replayed", true);
+		assertThat(JSON.readTree(text(resent)).get("result").asString()).isEqualTo(text(first));
+		assertThat(ReportTools.contexts.get()).as("the tool was given its transport context").isPositive();
+	}
+
+	@Test
+	void aToolTakingTheRequestContextRunsOnceAndARepeatIsReplayed() {
+		int before = reports();
+		String run = "run-mcp-context-" + System.nanoTime();
+		CallToolResult first = this.client.callTool(new CallToolRequest("summarise_report", Map.of("account", "acme"),
+				Map.of("io.idempotency/runId", run, "progressToken", "p-1")));
+		CallToolResult resent = this.client.callTool(new CallToolRequest("summarise_report", Map.of("account", "acme"),
+				Map.of("io.idempotency/runId", run, "progressToken", "p-2")));
+
+		assertThat(first.isError()).as(text(first)).isFalse();
+		assertThat(resent.isError()).as(text(resent)).isFalse();
+		assertThat(resent.meta()).containsEntry("io.idempotency/replayed", true);
+		assertThat(reports()).isEqualTo(before + 1);
+	}
+
+	@Test
+	void argumentsThatCannotBeAKeyAreRefusedWithTheirKind() {
+		int before = tickets();
+		CallToolResult result = this.client
+			.callTool(openTicket("seal\u0000failure", Map.of("io.idempotency/runId", "run-mcp-invalid")));
+
+		assertThat(result.isError()).isTrue();
+		JsonNode refusal = JSON.readTree(text(result));
+		assertThat(refusal.get("kind").asString()).isEqualTo("refused_invalid_arguments");
+		assertThat(refusal.get("replayed").asBoolean()).isFalse();
+		assertThat(tickets()).isEqualTo(before);
+	}
+
+	@Test
+	void aToolResultToolsReplayCarriesTheNoticeInMetaAndItsRepeatedFailureIsAnError() {
+		int before = visits();
+		Map<String, Object> run = Map.of("io.idempotency/runId", "run-mcp-visit-" + System.nanoTime());
+		CallToolResult first = this.client.callTool(new CallToolRequest("book_visit", Map.of("site", "plant 3"), run));
+		CallToolResult again = this.client.callTool(new CallToolRequest("book_visit", Map.of("site", "plant 3"), run));
+
+		assertThat(visits()).isEqualTo(before + 1);
+		assertThat(first.isError()).isFalse();
+		assertThat(first.meta()).isNull();
+		assertThat(JSON.readTree(text(first)).get("kind").asString()).isEqualTo("executed");
+		assertThat(again.isError()).isFalse();
+		assertThat(JSON.readTree(text(again)).get("kind").asString()).isEqualTo("replayed");
+		assertThat(again.meta()).containsEntry("io.idempotency/replayed", true).containsKey("io.idempotency/message");
+
+		CallToolResult failed = this.client.callTool(new CallToolRequest("book_visit", Map.of("site", "closed yard"), run));
+		CallToolResult repeat = this.client.callTool(new CallToolRequest("book_visit", Map.of("site", "closed yard"), run));
+		assertThat(failed.isError()).isTrue();
+		assertThat(text(failed)).contains("closed yard is closed");
+		assertThat(repeat.isError()).as("a repeat of a failed call reads as an error").isTrue();
+		assertThat(JSON.readTree(text(repeat)).get("kind").asString()).isEqualTo("previous_attempt_failed");
+		assertThat(repeat.meta() == null || !repeat.meta().containsKey("io.idempotency/replayed")).isTrue();
+		assertThat(visits()).isEqualTo(before + 1);
+	}
+
+	@Test
+	void anMcpToolMethodReturningAToolResultCarriesTheNoticeInMeta() {
+		int before = QuoteTools.slots.get();
+		Map<String, Object> run = Map.of("io.idempotency/runId", "run-mcp-slot-" + System.nanoTime());
+		CallToolResult first = this.client.callTool(new CallToolRequest("hold_slot", Map.of("day", "Monday"), run));
+		CallToolResult again = this.client.callTool(new CallToolRequest("hold_slot", Map.of("day", "Monday"), run));
+
+		assertThat(first.isError()).as(text(first)).isFalse();
+		assertThat(again.isError()).isFalse();
+		assertThat(text(again)).contains("\"kind\":\"replayed\"");
+		assertThat(again.meta()).containsEntry("io.idempotency/replayed", true);
+		assertThat(QuoteTools.slots.get() - before).isEqualTo(1);
+	}
+
+	@Test
 	void aToolThatIsNotIdempotentRunsEveryTime() {
 		CallToolResult result = this.client.callTool(new CallToolRequest("check_inventory", Map.of("sku", "SKU-4411"), null));
 		assertThat(result.isError()).isFalse();
 		assertThat(text(result)).isEqualTo("120");
+	}
+
+	java.util.Set<String> toolNames() {
+		java.util.Set<String> names = new java.util.TreeSet<>();
+		this.client.listTools().tools().forEach((tool) -> names.add(tool.name()));
+		return names;
 	}
 
 	private static CallToolRequest openTicket(String subject, Map<String, Object> meta) {
@@ -222,6 +320,14 @@ class McpServerRoundTripTest {
 		return this.jdbc.queryForObject("SELECT COUNT(*) FROM drafts", Integer.class);
 	}
 
+	int visits() {
+		return this.jdbc.queryForObject("SELECT COUNT(*) FROM visits", Integer.class);
+	}
+
+	private int reports() {
+		return this.jdbc.queryForObject("SELECT COUNT(*) FROM reports", Integer.class);
+	}
+
 	public record Draft(long id, String sku, int quantity) {
 	}
 
@@ -233,6 +339,7 @@ class McpServerRoundTripTest {
 		public TicketTools(JdbcTemplate jdbc) {
 			this.jdbc = jdbc;
 			jdbc.execute("CREATE TABLE IF NOT EXISTS tickets (id BIGINT AUTO_INCREMENT PRIMARY KEY, subject VARCHAR(100))");
+			jdbc.execute("CREATE TABLE IF NOT EXISTS visits (id BIGINT AUTO_INCREMENT PRIMARY KEY, site VARCHAR(100))");
 		}
 
 		@Tool(name = "open_ticket", description = "Open a support ticket")
@@ -247,10 +354,75 @@ class McpServerRoundTripTest {
 			return 120;
 		}
 
+		@Tool(name = "book_visit", description = "Book a site visit")
+		@IdempotentTool(reconcile = "findVisit")
+		public ToolResult<String> bookVisit(String site) {
+			if (site.startsWith("closed")) {
+				throw new IllegalArgumentException("site " + site + " is closed");
+			}
+			this.jdbc.update("INSERT INTO visits (site) VALUES (?)", site);
+			return ToolResult.of("V-" + this.jdbc.queryForObject("SELECT MAX(id) FROM visits", Long.class));
+		}
+
+		Reconciliation<String> findVisit(IdempotencyKey key) {
+			return Reconciliation.notFound();
+		}
+
+	}
+
+	/** An {@code @McpTool} method that takes every value Spring AI injects with the request. */
+	public static class ReportTools {
+
+		static final java.util.concurrent.atomic.AtomicInteger contexts = new java.util.concurrent.atomic.AtomicInteger();
+
+		private final JdbcTemplate jdbc;
+
+		public ReportTools(JdbcTemplate jdbc) {
+			this.jdbc = jdbc;
+			jdbc.execute("CREATE TABLE IF NOT EXISTS reports (id BIGINT AUTO_INCREMENT PRIMARY KEY, account VARCHAR(100))");
+		}
+
+		@McpTool(name = "export_report", description = "Export a report, telling progress")
+		@IdempotentTool(transactional = true)
+		public String exportReport(@McpToolParam(description = "the account") String account,
+				@McpProgressToken String progressToken, McpMeta meta, CallToolRequest request,
+				McpTransportContext transport) {
+			if (transport != null && meta != null && request != null) {
+				contexts.incrementAndGet();
+			}
+			return insert(account);
+		}
+
+		/** Spring AI exports a tool with a request context from stateful servers only. */
+		@McpTool(name = "summarise_report", description = "Summarise a report")
+		@IdempotentTool(transactional = true)
+		public String summariseReport(@McpToolParam(description = "the account") String account,
+				McpSyncRequestContext context) {
+			return insert(account);
+		}
+
+		private String insert(String account) {
+			this.jdbc.update("INSERT INTO reports (account) VALUES (?)", account);
+			return "R-" + this.jdbc.queryForObject("SELECT MAX(id) FROM reports", Long.class);
+		}
+
 	}
 
 	/** Exported from {@code @McpTool} methods. */
 	public static class QuoteTools {
+
+		static final java.util.concurrent.atomic.AtomicInteger slots = new java.util.concurrent.atomic.AtomicInteger();
+
+		@McpTool(name = "hold_slot", description = "Hold a delivery slot")
+		@IdempotentTool(reconcile = "findSlot")
+		public ToolResult<String> holdSlot(@McpToolParam(description = "the day") String day) {
+			return ToolResult.of("S-" + day + "-" + slots.incrementAndGet());
+		}
+
+		Reconciliation<String> findSlot(IdempotencyKey key) {
+			return Reconciliation.notFound();
+		}
+
 
 		private final JdbcTemplate jdbc;
 
@@ -304,6 +476,11 @@ class McpServerRoundTripTest {
 		@Bean
 		QuoteTools quoteTools(JdbcTemplate jdbc) {
 			return new QuoteTools(jdbc);
+		}
+
+		@Bean
+		ReportTools reportTools(JdbcTemplate jdbc) {
+			return new ReportTools(jdbc);
 		}
 
 	}
