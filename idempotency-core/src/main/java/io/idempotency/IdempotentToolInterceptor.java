@@ -16,6 +16,7 @@ import io.idempotency.ledger.Claim;
 import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.ledger.LedgerStatus;
+import io.idempotency.ledger.LockConflicts;
 import io.idempotency.run.Run;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -429,15 +430,13 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 
 		private static final long serialVersionUID = 1L;
 
-		/** MySQL's and MariaDB's "lock wait timeout exceeded". */
-		private static final int LOCK_WAIT_TIMEOUT = 1205;
-
 		ClaimContended(PessimisticLockingFailureException cause) {
 			super(cause);
 		}
 
+		/** A lock wait that timed out, rather than a deadlock: the winner holds its row still. */
 		boolean winnerStillRunning() {
-			return getCause().getCause() instanceof SQLException sql && sql.getErrorCode() == LOCK_WAIT_TIMEOUT;
+			return LockConflicts.isLockWaitTimeout(getCause());
 		}
 
 	}

@@ -10,6 +10,11 @@ class H2IdempotentToolTest extends IdempotentToolContractTests {
 	private static final DataSource dataSource = TestDatabases.dataSource(TestDatabase.H2);
 
 	@Override
+	String shortLockWaitSql() {
+		return "SET LOCK_TIMEOUT 500";
+	}
+
+	@Override
 	int transactionalCallRoundTrips() {
 		return 5;
 	}

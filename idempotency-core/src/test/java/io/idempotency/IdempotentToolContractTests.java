@@ -128,6 +128,9 @@ abstract class IdempotentToolContractTests {
 	 */
 	abstract int transactionalCallRoundTrips();
 
+	/** A statement that makes a connection's lock waits time out within about a second. */
+	abstract String shortLockWaitSql();
+
 	@Test
 	void aTransactionalCallAsksForItsIsolationOnlyWhereThePoolsConnectionsAreNotAlreadyAtReadCommitted() {
 		assertThat(roundTripsOfATransactionalCall(dataSource())).isEqualTo(transactionalCallRoundTrips());
@@ -414,6 +417,52 @@ abstract class IdempotentToolContractTests {
 		assertThat(answers).allSatisfy((answer) -> assertThat(answer).isInstanceOfAny(Quote.class,
 				ToolCallInProgressException.class));
 		assertThat(this.tools.quotes()).isEqualTo(rounds);
+	}
+
+	@Test
+	void aCallThatLosesALockWaitTimeoutToASlowTransactionalCallIsToldItIsInProgress() throws Exception {
+		com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+		config.setDataSource(dataSource());
+		config.setConnectionInitSql(shortLockWaitSql());
+		config.setMaximumPoolSize(4);
+		config.setPoolName("short-lock-waits");
+		ExecutorService winnerThread = Executors.newSingleThreadExecutor();
+		QuoteTools.slowNoteWritten = new java.util.concurrent.CountDownLatch(1);
+		QuoteTools.slowNoteRelease = new java.util.concurrent.CountDownLatch(1);
+		try (com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config);
+				AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
+			context.registerBean(DataSource.class, () -> new DelegatingDataSource(pool));
+			context.register(Tools.class);
+			context.refresh();
+			QuoteTools slow = context.getBean(QuoteTools.class);
+			Future<Quote> winner = winnerThread.submit(() -> inRun("slow-run", "rep-1", () -> {
+				try {
+					return slow.slowNote("Henderson");
+				}
+				catch (InterruptedException ex) {
+					throw new IllegalStateException(ex);
+				}
+			}));
+			assertThat(QuoteTools.slowNoteWritten.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+			assertThatExceptionOfType(ToolCallInProgressException.class).as("the winner did the action")
+				.isThrownBy(() -> inRun("slow-run", "rep-1", () -> {
+					try {
+						return slow.slowNote("Henderson");
+					}
+					catch (InterruptedException ex) {
+						throw new IllegalStateException(ex);
+					}
+				}));
+
+			QuoteTools.slowNoteRelease.countDown();
+			assertThat(winner.get(30, java.util.concurrent.TimeUnit.SECONDS).accountName()).isEqualTo("Henderson");
+			assertThat(this.tools.quotes()).isEqualTo(1);
+		}
+		finally {
+			QuoteTools.slowNoteRelease.countDown();
+			winnerThread.shutdownNow();
+		}
 	}
 
 	/** Every answer of {@code threads} identical calls at once, in {@code rounds} runs: a result or what was thrown. */

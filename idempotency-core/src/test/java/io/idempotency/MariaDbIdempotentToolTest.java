@@ -13,6 +13,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class MariaDbIdempotentToolTest extends IdempotentToolContractTests {
 
 	@Override
+	String shortLockWaitSql() {
+		return "SET SESSION innodb_lock_wait_timeout = 1";
+	}
+
+	@Override
 	int transactionalCallRoundTrips() {
 		return 8;
 	}

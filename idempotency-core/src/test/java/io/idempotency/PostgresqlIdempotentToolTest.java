@@ -8,6 +8,11 @@ import io.idempotency.testsupport.TestDatabases;
 class PostgresqlIdempotentToolTest extends IdempotentToolContractTests {
 
 	@Override
+	String shortLockWaitSql() {
+		return "SET lock_timeout = '500ms'";
+	}
+
+	@Override
 	int transactionalCallRoundTrips() {
 		return 5;
 	}

@@ -177,6 +177,22 @@ public class QuoteTools {
 		return quote;
 	}
 
+	/** Lets a test hold {@link #slowNote} between its write and its commit. */
+	static volatile java.util.concurrent.CountDownLatch slowNoteWritten = new java.util.concurrent.CountDownLatch(0);
+
+	static volatile java.util.concurrent.CountDownLatch slowNoteRelease = new java.util.concurrent.CountDownLatch(0);
+
+	/** Writes, then waits to be released before its transaction commits: a slow transactional tool. */
+	@IdempotentTool(name = "slow_note", transactional = true)
+	public Quote slowNote(String accountName) throws InterruptedException {
+		Quote quote = insert(accountName, "SLOW", 1);
+		slowNoteWritten.countDown();
+		if (!slowNoteRelease.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+			throw new IllegalStateException("slow_note was never released");
+		}
+		return quote;
+	}
+
 	@Transactional
 	@IdempotentTool(name = "quote_in_transaction", reconcile = "findQuote")
 	public Quote quoteInTransaction(String accountName, boolean fail) {

@@ -11,7 +11,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.jdbc.support.JdbcUtils;
-import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
@@ -33,9 +32,9 @@ final class HeartbeatConnection implements AutoCloseable {
 
 	private boolean autoCommitAsTaken;
 
-	HeartbeatConnection(DataSource dataSource) {
+	HeartbeatConnection(DataSource dataSource, SQLExceptionTranslator translator) {
 		this.dataSource = dataSource;
-		this.translator = new SQLErrorCodeSQLExceptionTranslator(dataSource);
+		this.translator = translator;
 	}
 
 	/** Runs one update with string parameters on the held connection; how many rows it changed. */

@@ -150,6 +150,7 @@ public final class JdbcLedger implements AutoCloseable {
 		this.dialect = dialectOf(dataSource);
 		this.sql = new LedgerStatements(this.dialect, this.table);
 		this.jdbc = new JdbcTemplate(dataSource);
+		this.jdbc.setExceptionTranslator(LockConflicts.translator(this.jdbc.getExceptionTranslator()));
 		DataSourceTransactionManager transactions = new DataSourceTransactionManager(dataSource);
 		this.ownTransaction = new TransactionTemplate(transactions);
 		this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
@@ -157,7 +158,7 @@ public final class JdbcLedger implements AutoCloseable {
 		this.replays = new ReplayCounter(REPLAY_COUNT_CAPACITY);
 		this.lateCompletions = new AtomicLong();
 		this.lateSuccesses = new AtomicLong();
-		this.heartbeatConnection = new HeartbeatConnection(dataSource);
+		this.heartbeatConnection = new HeartbeatConnection(dataSource, this.jdbc.getExceptionTranslator());
 		this.inFlight = ConcurrentHashMap.newKeySet();
 		this.joinCallersTransaction = false;
 	}

@@ -12,7 +12,8 @@ import org.springframework.beans.factory.ObjectProvider;
 
 /**
  * Micrometer meters: {@code idempotency.calls} counted by {@code tool} and {@code outcome} (executed,
- * failed, unknown, replayed, in_progress, previous_attempt_failed, conflict, without_run), and, from this
+ * failed, unknown, replayed, in_progress, previous_attempt_failed, conflict, without_run, executed_without_run,
+ * invalid_arguments, ledger_unavailable), and, from this
  * instance, {@code idempotency.late.completions}, {@code idempotency.late.successes}, {@code idempotency.reconciled} (by {@code outcome}) and
  * {@code idempotency.reconcile.awaiting.human}.
  */

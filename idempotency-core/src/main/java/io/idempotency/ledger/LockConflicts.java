@@ -1,0 +1,72 @@
+package io.idempotency.ledger;
+
+import java.sql.SQLException;
+import java.util.Set;
+
+import org.springframework.dao.CannotAcquireLockException;
+import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.jdbc.support.SQLExceptionTranslator;
+
+/**
+ * Lock conflicts, recognised by each database's own error codes, since a driver's SQL state alone does not
+ * always tell them: MariaDB and MySQL report a lock wait timeout (error 1205) with SQL state {@code HY000},
+ * which Spring's default translation leaves uncategorised. A lock wait that timed out means the holder is
+ * still at work; a deadlock means the database chose this transaction to roll back.
+ */
+public final class LockConflicts {
+
+	/** MariaDB and MySQL: lock wait timeout (1205), NOWAIT lock not available (3572); H2: lock timeout (50200). */
+	private static final Set<Integer> LOCK_WAIT_TIMEOUT_CODES = Set.of(1205, 3572, 50200);
+
+	/** PostgreSQL: lock not available (a lock_timeout or NOWAIT). */
+	private static final String LOCK_NOT_AVAILABLE = "55P03";
+
+	/** MariaDB and MySQL: deadlock (1213); H2: deadlock (40001 as a code). */
+	private static final Set<Integer> DEADLOCK_CODES = Set.of(1213, 40001);
+
+	/** PostgreSQL: deadlock detected. */
+	private static final String DEADLOCK_DETECTED = "40P01";
+
+	private LockConflicts() {
+	}
+
+	/** Whether the failure, or one of its causes, is a lock wait that timed out: the lock's holder still runs. */
+	public static boolean isLockWaitTimeout(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			if (cause instanceof SQLException sql && isLockWaitTimeout(sql)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static boolean isLockWaitTimeout(SQLException ex) {
+		return LOCK_WAIT_TIMEOUT_CODES.contains(ex.getErrorCode()) || LOCK_NOT_AVAILABLE.equals(ex.getSQLState());
+	}
+
+	private static boolean isDeadlock(SQLException ex) {
+		return DEADLOCK_CODES.contains(ex.getErrorCode()) || DEADLOCK_DETECTED.equals(ex.getSQLState());
+	}
+
+	/**
+	 * The ledger's translation of SQL errors: lock conflicts by their codes first ({@link CannotAcquireLockException}
+	 * for a lock wait that timed out, {@link PessimisticLockingFailureException} for a deadlock), everything
+	 * else as the fallback translates it.
+	 */
+	static SQLExceptionTranslator translator(SQLExceptionTranslator fallback) {
+		return (task, sql, ex) -> {
+			for (Throwable cause = ex; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+				if (cause instanceof SQLException found) {
+					if (isLockWaitTimeout(found)) {
+						return new CannotAcquireLockException(task + "; lock wait timeout [" + found.getMessage() + "]", ex);
+					}
+					if (isDeadlock(found)) {
+						return new PessimisticLockingFailureException(task + "; deadlock [" + found.getMessage() + "]", ex);
+					}
+				}
+			}
+			return fallback.translate(task, sql, ex);
+		};
+	}
+
+}
