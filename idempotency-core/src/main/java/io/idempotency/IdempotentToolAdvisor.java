@@ -14,6 +14,7 @@ import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
 
 import org.springframework.aop.Pointcut;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.core.Ordered;
@@ -62,8 +63,10 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 	 * @param resultMapper the JSON mapper that stores results and reads them back (the application's, so
 	 * that results round-trip as the application writes them)
 	 * @param runSources where to look for the run after the tool's context and {@code RunContext}
-	 * @param transactionManager the transaction manager of the ledger's database, for transactional tools;
-	 * its supplier may return {@code null} where there are none
+	 * @param transactionManager the transaction manager of the ledger's {@code DataSource}, for transactional
+	 * tools (see {@link #transactionManagerOf}); its supplier may return {@code null} where there is none. One
+	 * that does not hold connections of the ledger's {@code DataSource} is not used, and an application with
+	 * transactional tools then fails to start
 	 */
 	public IdempotentToolAdvisor(Supplier<JdbcLedger> ledger, Supplier<JsonMapper> resultMapper,
 			Supplier<List<RunSource>> runSources, Supplier<PlatformTransactionManager> transactionManager) {
@@ -80,6 +83,28 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 				this.listeners.get(), this.observations.get()));
 		this.advice = (MethodInterceptor) (invocation) -> this.interceptor.obtain().invoke(invocation);
 		setOrder(DEFAULT_ORDER);
+	}
+
+	/**
+	 * The transaction manager for transactional tools among an application's: the primary (or only) one where
+	 * it {@linkplain JdbcLedger#joinsTransactionsOf joins} the ledger's {@code DataSource}, else the only one
+	 * that does; {@code null} where none does, or several do and none is primary (then transactional tools stop
+	 * the start, and the message says so).
+	 */
+	public static PlatformTransactionManager transactionManagerOf(JdbcLedger ledger,
+			ObjectProvider<PlatformTransactionManager> transactionManagers) {
+		PlatformTransactionManager primary = transactionManagers.getIfUnique();
+		if (primary != null && ledger.joinsTransactionsOf(primary)) {
+			return primary;
+		}
+		List<PlatformTransactionManager> joining = transactionManagers.orderedStream()
+			.filter(ledger::joinsTransactionsOf)
+			.toList();
+		if (joining.size() == 1) {
+			return joining.get(0);
+		}
+		// None of the ledger's DataSource: the primary one, which the start-up check then names.
+		return joining.isEmpty() ? primary : null;
 	}
 
 	/** What a tool called outside any run does. Default {@link MissingRunPolicy#REFUSE}. */

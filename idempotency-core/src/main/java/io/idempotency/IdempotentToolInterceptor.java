@@ -65,6 +65,8 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 
 	private final PlatformTransactionManager transactionManager;
 
+	private final String transactionsProblem;
+
 	/** How often a transactional call claims anew after a deadlock among identical callers. */
 	private static final int CLAIM_ATTEMPTS = 3;
 
@@ -86,16 +88,27 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		this.missingRunPolicy = missingRunPolicy;
 		this.maxArgumentsBytes = maxArgumentsBytes;
 		this.transactionManager = transactionManager;
-		if (transactionManager != null) {
+		if (transactionManager != null && ledger.joinsTransactionsOf(transactionManager)) {
 			this.transactions = new ToolTransactions(transactionManager);
+			this.transactionsProblem = null;
 		}
 		else {
 			this.transactions = null;
+			this.transactionsProblem = (transactionManager == null)
+					? "there is no transaction manager of the ledger's DataSource"
+					: "its transaction manager (" + transactionManager.getClass().getSimpleName() + ") does not hold"
+							+ " connections of the ledger's DataSource, so the claim and the tool's effect would commit"
+							+ " separately";
 		}
 	}
 
 	boolean supportsTransactionalTools() {
 		return this.transactions != null;
+	}
+
+	/** Why transactional tools cannot run, in words that follow "is transactional, but"; {@code null} if they can. */
+	String transactionalToolsProblem() {
+		return this.transactionsProblem;
 	}
 
 	/** The tool of an invoked method, parsed on its first call and cached: the hot path only looks it up. */
@@ -208,12 +221,13 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 	private Object inOneTransaction(ToolDescriptor tool, ClaimRequest request, Run run, MethodInvocation invocation)
 			throws Throwable {
 		if (this.transactions == null) {
-			throw new IllegalStateException("Tool '" + tool.name() + "' is transactional, but no transaction manager"
-					+ " was configured for idempotent tools");
+			throw new IllegalStateException("Tool '" + tool.name() + "' is transactional, but " + this.transactionsProblem
+					+ ". Nothing was executed");
 		}
-		boolean joinsCallersTransaction = TransactionSynchronizationManager.isActualTransactionActive();
+		ConnectionHolder callers = callersConnection(tool);
+		boolean joinsCallersTransaction = callers != null;
 		if (joinsCallersTransaction) {
-			checkCallersIsolation(tool);
+			checkCallersIsolation(tool, callers);
 		}
 		JdbcLedger joined = this.ledger.inCallersTransaction();
 		for (int attempt = 1;; attempt++) {
@@ -264,33 +278,50 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 	}
 
 	/**
+	 * The connection of the ledger's {@code DataSource} that a caller's transaction holds, which the call
+	 * joins; {@code null} outside a transaction, or in one that holds none (on another {@code DataSource}: the
+	 * call then runs in a transaction of its own). A transaction of the tools' own transaction manager that holds
+	 * no such connection (a JPA dialect that exposes none) is refused: the claim could not join it.
+	 */
+	private ConnectionHolder callersConnection(ToolDescriptor tool) {
+		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+			return null;
+		}
+		if (TransactionSynchronizationManager.getResource(this.ledger.dataSource()) instanceof ConnectionHolder holder) {
+			return holder;
+		}
+		if (this.transactionManager instanceof ResourceTransactionManager resources
+				&& TransactionSynchronizationManager.hasResource(resources.getResourceFactory())) {
+			throw new IllegalStateException("Tool '" + tool.name() + "' is transactional and was called inside a"
+					+ " transaction of " + this.transactionManager.getClass().getSimpleName() + " that holds no JDBC"
+					+ " connection of the ledger's DataSource, so its claim could not join it. Nothing was executed."
+					+ " Use a JPA dialect that exposes its connection (HibernateJpaDialect does), or call the tool"
+					+ " outside that transaction");
+		}
+		return null;
+	}
+
+	/**
 	 * A claim in the caller's transaction must see rows that other callers committed after that transaction
 	 * began, or a loser neither wins nor finds the row it lost to: refuse, before anything runs, to join a
-	 * transaction above READ COMMITTED.
+	 * transaction above READ COMMITTED. The level is the one the transaction declared, else the one of the
+	 * connection it holds, whichever transaction manager began it (a JPA one included).
 	 */
-	private void checkCallersIsolation(ToolDescriptor tool) {
+	private void checkCallersIsolation(ToolDescriptor tool, ConnectionHolder callers) {
 		Integer declared = TransactionSynchronizationManager.getCurrentTransactionIsolationLevel();
-		int isolation = (declared != null) ? declared : connectionIsolation();
+		int isolation;
+		try {
+			isolation = (declared != null) ? declared : callers.getConnection().getTransactionIsolation();
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not read the isolation of the caller's transaction", ex);
+		}
 		if (isolation > Connection.TRANSACTION_READ_COMMITTED) {
 			throw new IllegalStateException("Tool '" + tool.name() + "' is transactional and was called inside a"
 					+ " transaction at " + isolationName(isolation) + ", so its claim could not see a concurrent"
 					+ " caller's. Nothing was executed. Call it outside a transaction, or in one at READ COMMITTED"
 					+ " (@Transactional(isolation = Isolation.READ_COMMITTED))");
 		}
-	}
-
-	/** The isolation of the caller's transaction's connection, where the transaction manager has one. */
-	private int connectionIsolation() {
-		if (this.transactionManager instanceof ResourceTransactionManager resources
-				&& TransactionSynchronizationManager.getResource(resources.getResourceFactory()) instanceof ConnectionHolder holder) {
-			try {
-				return holder.getConnection().getTransactionIsolation();
-			}
-			catch (SQLException ex) {
-				throw new IllegalStateException("Could not read the isolation of the caller's transaction", ex);
-			}
-		}
-		return Connection.TRANSACTION_READ_COMMITTED;
 	}
 
 	private static String isolationName(int isolation) {

@@ -124,8 +124,10 @@ public final class IdempotentToolRegistry implements SmartInitializingSingleton,
 				}
 				checkRedaction(tool, where, problems);
 				if (tool.transactional() && !this.advisor.interceptor().supportsTransactionalTools()) {
-					problems.add("Tool '" + tool.name() + "' (" + where + ") is transactional, but there is no"
-							+ " transaction manager for the ledger's database");
+					problems.add("Tool '" + tool.name() + "' (" + where + ") is transactional, but "
+							+ this.advisor.interceptor().transactionalToolsProblem() + ". Declare a transaction manager"
+							+ " of the ledger's DataSource (new JdbcTransactionManager(dataSource)); with the Spring Boot"
+							+ " starter, where there are several, name it with idempotency.transaction-manager");
 				}
 			}
 			if (bean != null) {
@@ -180,6 +182,18 @@ public final class IdempotentToolRegistry implements SmartInitializingSingleton,
 	/** The names of every tool, once the application has started. */
 	public Set<String> toolNames() {
 		return this.tools.keySet();
+	}
+
+	/**
+	 * The names of this application's transactional tools: their claim commits only with their outcome, and
+	 * no reconciler resolves them.
+	 */
+	public Set<String> transactionalToolNames() {
+		return this.tools.values()
+			.stream()
+			.filter((tool) -> tool.descriptor().transactional())
+			.map((tool) -> tool.descriptor().name())
+			.collect(Collectors.toUnmodifiableSet());
 	}
 
 	/** The names of the tools this application can reconcile: those with a reconcile method. */

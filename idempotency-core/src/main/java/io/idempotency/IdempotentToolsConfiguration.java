@@ -27,7 +27,7 @@ class IdempotentToolsConfiguration {
 			ObjectProvider<IdempotentCallListener> listeners, ObjectProvider<ObservationRegistry> observations) {
 		IdempotentToolAdvisor advisor = new IdempotentToolAdvisor(ledger::getObject,
 				() -> jsonMapper.getIfAvailable(JsonMapper::new), () -> runSources.orderedStream().toList(),
-				transactionManager::getIfUnique);
+				() -> IdempotentToolAdvisor.transactionManagerOf(ledger.getObject(), transactionManager));
 		advisor.setListeners(() -> listeners.orderedStream().toList());
 		advisor.setObservationRegistry(observations::getIfUnique);
 		return advisor;

@@ -1,5 +1,6 @@
 package io.idempotency.ledger;
 
+import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
@@ -36,9 +37,13 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
+import org.springframework.util.ReflectionUtils;
 import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.ResourceTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionSynchronizationUtils;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -198,6 +203,41 @@ public final class JdbcLedger implements AutoCloseable {
 		catch (MetaDataAccessException ex) {
 			throw new IllegalStateException("Could not tell which database the idempotency ledger is on", ex);
 		}
+	}
+
+	/** The {@code DataSource} this ledger writes to. */
+	public DataSource dataSource() {
+		return this.dataSource;
+	}
+
+	/**
+	 * Whether the transactions of this transaction manager hold a connection of this ledger's
+	 * {@code DataSource}, so that writes {@linkplain #inCallersTransaction() in the caller's transaction} commit
+	 * or roll back with them: a {@code DataSourceTransactionManager} (or {@code JdbcTransactionManager}) of it,
+	 * or a JPA or Hibernate transaction manager whose {@code DataSource} it is. A JTA transaction manager, or one
+	 * of another {@code DataSource}, does not.
+	 */
+	public boolean joinsTransactionsOf(PlatformTransactionManager transactionManager) {
+		DataSource managed = managedDataSource(transactionManager);
+		return managed != null && TransactionSynchronizationUtils.unwrapResourceIfNecessary(managed) == TransactionSynchronizationUtils
+			.unwrapResourceIfNecessary(this.dataSource);
+	}
+
+	/** The {@code DataSource} whose connections a transaction manager binds to its transactions, if one. */
+	static DataSource managedDataSource(PlatformTransactionManager transactionManager) {
+		if (transactionManager instanceof ResourceTransactionManager resources
+				&& resources.getResourceFactory() instanceof DataSource dataSource) {
+			return dataSource;
+		}
+		// JpaTransactionManager and HibernateTransactionManager: their resource is the EntityManagerFactory or
+		// SessionFactory, and they bind the connection of their DataSource besides, named so.
+		Method getDataSource = (transactionManager != null)
+				? ReflectionUtils.findMethod(transactionManager.getClass(), "getDataSource") : null;
+		if (getDataSource != null && getDataSource.getParameterCount() == 0
+				&& DataSource.class.isAssignableFrom(getDataSource.getReturnType())) {
+			return (DataSource) ReflectionUtils.invokeMethod(getDataSource, transactionManager);
+		}
+		return null;
 	}
 
 	/** What this ledger removes from arguments before it stores them. */
@@ -654,6 +694,21 @@ public final class JdbcLedger implements AutoCloseable {
 		requirePositive(window, "window");
 		return this.jdbc.queryForObject(this.sql.replayStatistics,
 				(row, n) -> new ReplayStatistics(window, row.getLong(1), row.getLong(2)), micros(window));
+	}
+
+	/**
+	 * How many rows of these tools have been attempting or unknown since longer ago than the given time: for
+	 * tools that no reconciler resolves (transactional tools, whose claim commits only with their outcome),
+	 * such a row is a claim committed without its transaction and waits for a person.
+	 */
+	public long countUnsettledOf(Set<String> tools, Duration olderThan) {
+		requireNotNegative(olderThan, "olderThan");
+		if (tools.isEmpty()) {
+			return 0;
+		}
+		List<Object> parameters = new ArrayList<>(tools);
+		parameters.add(0, micros(olderThan));
+		return this.jdbc.queryForObject(this.sql.countUnsettledOf(tools.size()), Long.class, parameters.toArray());
 	}
 
 	/** How many rows there are of each status (a scan of the table: for an operator's view, not a hot path). */

@@ -95,6 +95,13 @@ final class LedgerStatements {
 		this.countAwaitingHuman = "SELECT COUNT(*) FROM " + table + " WHERE " + unsettled + " AND reconcile_attempts >= ?";
 	}
 
+	/** Counts the unsettled rows claimed longer ago than the first parameter, of that many tools that follow. */
+	String countUnsettledOf(int tools) {
+		return "SELECT COUNT(*) FROM " + this.table + " WHERE " + this.dialect.unsettled() + " AND "
+				+ this.dialect.unsettledSince() + " < " + this.dialect.nowMinusMicros() + " AND tool IN ("
+				+ parameters(tools) + ")";
+	}
+
 	/** Marks that many keys' calls, given as parameters, as still executing. */
 	String heartbeat(int keys) {
 		return this.heartbeatPrefix + parameters(keys) + ")";

@@ -36,6 +36,12 @@ public class IdempotencyProperties {
 	 */
 	private DataSize maxArgumentsSize = DataSize.ofBytes(IdempotencyKeys.DEFAULT_MAX_ARGUMENTS_BYTES);
 
+	/**
+	 * The bean name of the transaction manager that transactional tools run in; it must hold connections of the
+	 * ledger's DataSource. By default, the primary (or only) one where it does, else the only one that does.
+	 */
+	private String transactionManager;
+
 	/** Exception class names after which a tool's effect may have happened, added to the defaults (I/O errors, timeouts, ResourceAccessException). */
 	private List<String> unknownExceptions = new ArrayList<>();
 
@@ -116,6 +122,14 @@ public class IdempotencyProperties {
 					+ this.maxArgumentsSize);
 		}
 		return this.maxArgumentsSize.toBytes();
+	}
+
+	public String getTransactionManager() {
+		return this.transactionManager;
+	}
+
+	public void setTransactionManager(String transactionManager) {
+		this.transactionManager = transactionManager;
 	}
 
 	public List<String> getUnknownExceptions() {

@@ -8,6 +8,8 @@ import io.idempotency.run.RunSource;
 import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -34,16 +36,19 @@ public class IdempotentToolsAutoConfiguration {
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnMissingBean
-	static IdempotentToolAdvisor idempotentToolAdvisor(Environment environment, ObjectProvider<JdbcLedger> ledger,
+	static IdempotentToolAdvisor idempotentToolAdvisor(Environment environment, BeanFactory beanFactory,
+			ObjectProvider<JdbcLedger> ledger,
 			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<RunSource> runSources,
 			ObjectProvider<PlatformTransactionManager> transactionManager,
 			ObjectProvider<IdempotentCallListener> listeners, ObjectProvider<ObservationRegistry> observations) {
 		// Bound from the environment: an advisor is created early, before configuration properties beans.
 		IdempotencyProperties properties = Binder.get(environment)
 			.bindOrCreate("idempotency", IdempotencyProperties.class);
+		String named = properties.getTransactionManager();
 		IdempotentToolAdvisor advisor = new IdempotentToolAdvisor(ledger::getObject,
 				() -> jsonMapper.getIfAvailable(JsonMapper::new), () -> runSources.orderedStream().toList(),
-				transactionManager::getIfUnique);
+				() -> (named != null && !named.isBlank()) ? namedTransactionManager(beanFactory, named)
+						: IdempotentToolAdvisor.transactionManagerOf(ledger.getObject(), transactionManager));
 		advisor.setOrder(properties.getAdvisorOrder());
 		advisor.setMissingRunPolicy(properties.getMissingRun());
 		advisor.setMaxArgumentsBytes(properties.maxArgumentsBytes());
@@ -52,6 +57,16 @@ public class IdempotentToolsAutoConfiguration {
 		advisor.setListeners(() -> listeners.orderedStream().toList());
 		advisor.setObservationRegistry(observations::getIfUnique);
 		return advisor;
+	}
+
+	private static PlatformTransactionManager namedTransactionManager(BeanFactory beanFactory, String name) {
+		try {
+			return beanFactory.getBean(name, PlatformTransactionManager.class);
+		}
+		catch (BeansException ex) {
+			throw new IllegalStateException("idempotency.transaction-manager names '" + name + "', which is not a"
+					+ " transaction manager bean of this application: " + ex.getMessage(), ex);
+		}
 	}
 
 	@Bean

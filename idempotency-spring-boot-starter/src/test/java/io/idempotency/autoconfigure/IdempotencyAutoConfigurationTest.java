@@ -232,12 +232,13 @@ class IdempotencyAutoConfigurationTest {
 
 		@Bean
 		IdempotencyHealthIndicator idempotencyHealthIndicator(JdbcLedger ledger) {
-			return new IdempotencyHealthIndicator(ledger, Duration.ofDays(1), 10, 3, Duration.ofMinutes(1));
+			return new IdempotencyHealthIndicator(ledger, Duration.ofDays(1), 10, 3, Duration.ofMinutes(1),
+					java.util.Set::of, Duration.ofMinutes(2));
 		}
 
 		@Bean
 		IdempotencyEndpoint myEndpoint(JdbcLedger ledger) {
-			return new IdempotencyEndpoint(ledger, Duration.ofDays(1), 3);
+			return new IdempotencyEndpoint(ledger, Duration.ofDays(1), 3, java.util.Set::of, Duration.ofMinutes(2));
 		}
 
 	}

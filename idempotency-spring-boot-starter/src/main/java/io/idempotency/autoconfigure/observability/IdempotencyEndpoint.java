@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
 
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.ledger.LedgerEntry;
@@ -26,15 +28,30 @@ public class IdempotencyEndpoint {
 
 	private final int humanAfterAttempts;
 
-	public IdempotencyEndpoint(JdbcLedger ledger, Duration window, int humanAfterAttempts) {
+	private final Supplier<Set<String>> transactionalTools;
+
+	private final Duration staleAfter;
+
+	/**
+	 * @param transactionalTools the names of the application's transactional tools, asked at each report
+	 * @param staleAfter how long a call of one may stay unsettled before it is reported
+	 */
+	public IdempotencyEndpoint(JdbcLedger ledger, Duration window, int humanAfterAttempts,
+			Supplier<Set<String>> transactionalTools, Duration staleAfter) {
 		this.ledger = ledger;
 		this.window = window;
 		this.humanAfterAttempts = humanAfterAttempts;
+		this.transactionalTools = transactionalTools;
+		this.staleAfter = staleAfter;
 	}
 
-	/** The ledger's state. */
+	/**
+	 * The ledger's state.
+	 * @param unsettledTransactional calls of transactional tools unsettled for longer than the reconciler's
+	 * threshold: their claim committed without their transaction, and no reconciler resolves them
+	 */
 	public record Report(String table, Window replays, Map<LedgerStatus, Long> rowsByStatus, long awaitingHuman,
-			List<UnsettledCall> oldestUnsettled) {
+			long unsettledTransactional, List<UnsettledCall> oldestUnsettled) {
 	}
 
 	/** Replays over a window. */
@@ -55,7 +72,8 @@ public class IdempotencyEndpoint {
 			.toList();
 		return new Report(this.ledger.tableName(),
 				new Window(this.window.toString(), statistics.calls(), statistics.replays(), statistics.replayRate()),
-				this.ledger.countByStatus(), this.ledger.countAwaitingHuman(this.humanAfterAttempts), oldest);
+				this.ledger.countByStatus(), this.ledger.countAwaitingHuman(this.humanAfterAttempts),
+				this.ledger.countUnsettledOf(this.transactionalTools.get(), this.staleAfter), oldest);
 	}
 
 	private static UnsettledCall unsettled(LedgerEntry entry) {

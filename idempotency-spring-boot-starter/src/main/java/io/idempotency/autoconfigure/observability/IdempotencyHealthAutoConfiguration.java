@@ -2,9 +2,14 @@ package io.idempotency.autoconfigure.observability;
 
 import io.idempotency.autoconfigure.IdempotencyProperties;
 import io.idempotency.autoconfigure.IdempotencyReconcilerAutoConfiguration;
+import java.util.Set;
+import java.util.function.Supplier;
+
+import io.idempotency.IdempotentToolRegistry;
 import io.idempotency.ledger.JdbcLedger;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -19,6 +24,14 @@ import org.springframework.context.annotation.Configuration;
 @ConditionalOnBean(JdbcLedger.class)
 public class IdempotencyHealthAutoConfiguration {
 
+	/** The application's transactional tools, once it has started; none without a registry. */
+	static Supplier<Set<String>> transactionalTools(ObjectProvider<IdempotentToolRegistry> tools) {
+		return () -> {
+			IdempotentToolRegistry registry = tools.getIfAvailable();
+			return (registry != null) ? registry.transactionalToolNames() : Set.of();
+		};
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(HealthIndicator.class)
 	@ConditionalOnEnabledHealthIndicator("idempotency")
@@ -26,10 +39,12 @@ public class IdempotencyHealthAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean(name = "idempotencyHealthIndicator")
-		IdempotencyHealthIndicator idempotencyHealthIndicator(JdbcLedger ledger, IdempotencyProperties properties) {
+		IdempotencyHealthIndicator idempotencyHealthIndicator(JdbcLedger ledger, IdempotencyProperties properties,
+				ObjectProvider<IdempotentToolRegistry> tools) {
 			IdempotencyProperties.Health health = properties.getHealth();
 			return new IdempotencyHealthIndicator(ledger, health.getWindow(), health.getMinimumCalls(),
-					properties.getReconciler().getMaxAttempts(), health.getCacheFor());
+					properties.getReconciler().getMaxAttempts(), health.getCacheFor(), transactionalTools(tools),
+					properties.getReconciler().getStaleAfter());
 		}
 
 	}
@@ -41,9 +56,11 @@ public class IdempotencyHealthAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		IdempotencyEndpoint idempotencyEndpoint(JdbcLedger ledger, IdempotencyProperties properties) {
+		IdempotencyEndpoint idempotencyEndpoint(JdbcLedger ledger, IdempotencyProperties properties,
+				ObjectProvider<IdempotentToolRegistry> tools) {
 			return new IdempotencyEndpoint(ledger, properties.getHealth().getWindow(),
-					properties.getReconciler().getMaxAttempts());
+					properties.getReconciler().getMaxAttempts(), transactionalTools(tools),
+					properties.getReconciler().getStaleAfter());
 		}
 
 	}

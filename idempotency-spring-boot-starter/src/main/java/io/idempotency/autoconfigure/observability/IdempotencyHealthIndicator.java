@@ -1,6 +1,9 @@
 package io.idempotency.autoconfigure.observability;
 
 import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Supplier;
 
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.ledger.ReplayStatistics;
@@ -11,8 +14,10 @@ import org.springframework.boot.health.contributor.Health;
 /**
  * Down when deduplication looks broken: exactly zero replays over a window with more than a minimum of
  * calls (a safety mechanism that never fires cannot be told from one that does not work; timeouts and
- * retries always happen), or calls waiting for a human because the reconciler could not resolve them. The
- * ledger is queried at most once per {@code cacheFor}.
+ * retries always happen), calls waiting for a human because the reconciler could not resolve them, or calls
+ * of transactional tools left unsettled for longer than the reconciler's threshold: their claim committed
+ * without their transaction, and no reconciler resolves them. The ledger is queried at most once per
+ * {@code cacheFor}.
  */
 public class IdempotencyHealthIndicator extends AbstractHealthIndicator {
 
@@ -26,14 +31,24 @@ public class IdempotencyHealthIndicator extends AbstractHealthIndicator {
 
 	private final long cacheNanos;
 
+	private final Supplier<Set<String>> transactionalTools;
+
+	private final Duration staleAfter;
+
 	private volatile Health cached;
 
 	private volatile long cachedAt;
 
+	/**
+	 * @param transactionalTools the names of the application's transactional tools, asked at each check
+	 * @param staleAfter how long a call of one may stay unsettled before it is reported
+	 */
 	public IdempotencyHealthIndicator(JdbcLedger ledger, Duration window, long minimumCalls, int humanAfterAttempts,
-			Duration cacheFor) {
+			Duration cacheFor, Supplier<Set<String>> transactionalTools, Duration staleAfter) {
 		super("The idempotency ledger could not be read");
 		this.ledger = ledger;
+		this.transactionalTools = transactionalTools;
+		this.staleAfter = staleAfter;
 		this.window = window;
 		this.minimumCalls = minimumCalls;
 		this.humanAfterAttempts = humanAfterAttempts;
@@ -55,12 +70,15 @@ public class IdempotencyHealthIndicator extends AbstractHealthIndicator {
 	private Health check() {
 		ReplayStatistics statistics = this.ledger.replayStatistics(this.window);
 		long awaitingHuman = this.ledger.countAwaitingHuman(this.humanAfterAttempts);
+		Set<String> transactional = this.transactionalTools.get();
+		long unsettledTransactional = this.ledger.countUnsettledOf(transactional, this.staleAfter);
 		Health.Builder health = Health.up()
 			.withDetail("window", this.window.toString())
 			.withDetail("calls", statistics.calls())
 			.withDetail("replays", statistics.replays())
 			.withDetail("replayRate", statistics.replayRate())
-			.withDetail("awaitingHuman", awaitingHuman);
+			.withDetail("awaitingHuman", awaitingHuman)
+			.withDetail("unsettledTransactional", unsettledTransactional);
 		if (statistics.replays() == 0 && statistics.calls() > this.minimumCalls) {
 			health.down()
 				.withDetail("problem", "no call was replayed in " + statistics.calls() + " calls over " + this.window
@@ -68,6 +86,13 @@ public class IdempotencyHealthIndicator extends AbstractHealthIndicator {
 		}
 		else if (awaitingHuman > 0) {
 			health.down().withDetail("problem", awaitingHuman + " call(s) could not be reconciled and wait for a human");
+		}
+		else if (unsettledTransactional > 0) {
+			health.down()
+				.withDetail("problem", unsettledTransactional + " call(s) of the transactional tools "
+						+ new TreeSet<>(transactional) + " are unsettled after " + this.staleAfter + ": their claim"
+						+ " committed without their transaction (is the tools' transaction manager the ledger"
+						+ " DataSource's?), and no reconciler resolves them. Settle them by hand");
 		}
 		return health.build();
 	}
