@@ -35,6 +35,12 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 
 	private static final long serialVersionUID = 1L;
 
+	/**
+	 * How many bytes a result may take as JSON (UTF-8) to be stored, unless configured otherwise: 1 MiB. A
+	 * larger one is recorded as done without its result.
+	 */
+	public static final long DEFAULT_MAX_RESULT_BYTES = ResultCodec.DEFAULT_MAX_RESULT_BYTES;
+
 	/** The default order: ahead of advisors at the lowest precedence, such as {@code @Transactional}'s. */
 	public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 1000;
 
@@ -47,6 +53,8 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 	private MissingRunPolicy missingRunPolicy = MissingRunPolicy.REFUSE;
 
 	private long maxArgumentsBytes = IdempotencyKeys.DEFAULT_MAX_ARGUMENTS_BYTES;
+
+	private long maxResultBytes = DEFAULT_MAX_RESULT_BYTES;
 
 	private String runIdKey = "runId";
 
@@ -76,7 +84,7 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 		Objects.requireNonNull(transactionManager, "transactionManager");
 		this.interceptor = SingletonSupplier.of(() -> new IdempotentToolInterceptor(
 				Objects.requireNonNull(ledger.get(), "No JdbcLedger for idempotent tools"),
-				new ResultCodec(resultMapper.get()),
+				new ResultCodec(resultMapper.get(), this.maxResultBytes),
 				new RunResolver(this.runIdKey, this.userIdKey, runSources.get()),
 				new FailureClassifier(this.unknownExceptions), this.missingRunPolicy, this.maxArgumentsBytes,
 				transactionManager.get(),
@@ -122,6 +130,23 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 			throw new IllegalArgumentException("maxArgumentsBytes must be at least 1, but was " + maxArgumentsBytes);
 		}
 		this.maxArgumentsBytes = maxArgumentsBytes;
+	}
+
+	/**
+	 * How many bytes a result may take, as the JSON the ledger stores (UTF-8); a call whose result is larger
+	 * executed and is recorded as done without its result, so that a repeat is told so rather than handed a
+	 * result the database might refuse. Default {@link #DEFAULT_MAX_RESULT_BYTES} (1 MiB); the reconciler
+	 * applies the same limit.
+	 */
+	public void setMaxResultBytes(long maxResultBytes) {
+		if (maxResultBytes < 1) {
+			throw new IllegalArgumentException("maxResultBytes must be at least 1, but was " + maxResultBytes);
+		}
+		this.maxResultBytes = maxResultBytes;
+	}
+
+	long maxResultBytes() {
+		return this.maxResultBytes;
 	}
 
 	/**

@@ -364,9 +364,31 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			if (tool.transactional()) {
 				throw ex;
 			}
+			if (json != null && recordedWithoutResult(ledger, tool, request, ex)) {
+				return;
+			}
 			// The effect happened; the row stays attempting and the reconciler settles it.
 			logger.error("Tool '" + tool.name() + "' succeeded, but its outcome could not be recorded (key "
 					+ request.key() + "); the reconciler will settle it", ex);
+		}
+	}
+
+	/**
+	 * A result the database refused to store (larger than it accepts, say): the call is recorded as done
+	 * without its result, so that a repeat is told the action was done rather than left in progress.
+	 */
+	private boolean recordedWithoutResult(JdbcLedger ledger, ToolDescriptor tool, ClaimRequest request,
+			RuntimeException refused) {
+		try {
+			ledger.recordSucceededWithoutResult(request.key(), "The result is not stored: the database refused it: "
+					+ refused.getMessage());
+			logger.warn("The result of tool '" + tool.name() + "' (key " + request.key() + ") could not be stored, so"
+					+ " the call is recorded as done without it: " + refused);
+			return true;
+		}
+		catch (RuntimeException ex) {
+			refused.addSuppressed(ex);
+			return false;
 		}
 	}
 

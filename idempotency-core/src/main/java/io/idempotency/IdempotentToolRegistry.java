@@ -174,6 +174,11 @@ public final class IdempotentToolRegistry implements SmartInitializingSingleton,
 		return Set.copyOf(names);
 	}
 
+	/** The most bytes a stored result may take, as the advice stores them. */
+	long maxResultBytes() {
+		return this.advisor.maxResultBytes();
+	}
+
 	/** The tool of this name, on its bean, once the application has started. */
 	Optional<RegisteredTool> find(String name) {
 		return Optional.ofNullable(this.tools.get(name));

@@ -73,7 +73,7 @@ public final class Reconciler {
 			ReconcilerSettings settings) {
 		this.ledger = ledger;
 		this.tools = tools;
-		this.results = new ResultCodec(resultMapper);
+		this.results = new ResultCodec(resultMapper, tools.maxResultBytes());
 		this.settings = settings;
 	}
 

@@ -15,10 +15,16 @@ import org.springframework.core.ResolvableType;
  */
 final class ResultCodec {
 
+	/** How many bytes a result may take as JSON (UTF-8) to be stored, unless configured otherwise: 1 MiB. */
+	static final long DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
+
 	private final JsonMapper mapper;
 
-	ResultCodec(JsonMapper mapper) {
+	private final long maxResultBytes;
+
+	ResultCodec(JsonMapper mapper, long maxResultBytes) {
 		this.mapper = mapper;
+		this.maxResultBytes = maxResultBytes;
 	}
 
 	String write(Object result) {
@@ -26,8 +32,8 @@ final class ResultCodec {
 	}
 
 	/**
-	 * The result as the JSON the ledger may store, or why it may not: it cannot be written as JSON, holds
-	 * U+0000 (which PostgreSQL's JSON types cannot store), holds a member whose name the ledger redacts, or
+	 * The result as the JSON the ledger may store, or why it may not: it cannot be written as JSON, is larger
+	 * than the limit, holds U+0000 (which PostgreSQL's JSON types cannot store), holds a member whose name the ledger redacts, or
 	 * quotes the value of an argument the ledger redacts. A secret is never stored, not even redacted: a
 	 * replay that handed back a redacted result would pass a wrong value off as the right one.
 	 * @param arguments the call's arguments as the tool received them, or {@code null} where they are gone
@@ -40,6 +46,11 @@ final class ResultCodec {
 		catch (RuntimeException ex) {
 			return new Storable(null, "it cannot be written as JSON: " + ex.getMessage());
 		}
+		long size = utf8Length(json);
+		if (size > this.maxResultBytes) {
+			return new Storable(null, "it takes " + size + " bytes as JSON, more than the " + this.maxResultBytes
+					+ " the ledger stores");
+		}
 		if (json.contains("\\u0000")) {
 			return new Storable(null, "it contains the character U+0000, which the ledger cannot store");
 		}
@@ -50,6 +61,16 @@ final class ResultCodec {
 			return new Storable(null, "it quotes the value of an argument the ledger redacts, and secrets are never stored");
 		}
 		return new Storable(json, null);
+	}
+
+	/** The UTF-8 length of the text, counted without encoding it. */
+	private static long utf8Length(String text) {
+		long bytes = 0;
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			bytes += (c < 0x80) ? 1 : (c < 0x800 || Character.isSurrogate(c)) ? 2 : 3;
+		}
+		return bytes;
 	}
 
 	/** A result's JSON to store, or, when it is {@code null}, why it is not stored. */

@@ -301,6 +301,36 @@ abstract class IdempotentToolContractTests {
 	}
 
 	@Test
+	void aRetryWithACorrectedWriteOnlyMemberRunsInsteadOfReplayingTheFailure() {
+		Run run = new Run("r1", "rep-1");
+		assertThatThrownBy(() -> RunContext.supply(run,
+				() -> this.tools.pay(new QuoteTools.Payment("Henderson", new java.math.BigDecimal("5000")))))
+			.isInstanceOf(IllegalArgumentException.class);
+
+		String paid = RunContext.supply(run, () -> this.tools.pay(new QuoteTools.Payment("Henderson", new java.math.BigDecimal("50"))));
+
+		assertThat(paid).startsWith("paid 50 #");
+		assertThat(this.tools.payments()).isEqualTo(1);
+		assertThat(RunContext.supply(run, () -> this.tools.pay(new QuoteTools.Payment("Henderson", new java.math.BigDecimal("50")))))
+			.isEqualTo(paid);
+	}
+
+	@Test
+	void aResultLargerThanTheLedgerStoresIsRecordedAsDoneWithoutIt() {
+		Run run = new Run("r1", "rep-1");
+		assertThat(RunContext.supply(run, () -> this.tools.exportText("Henderson", 1536))).hasSize(1536 * 1024);
+
+		var key = IdempotencyKeys.derive("export_text", "{\"accountName\":\"Henderson\",\"kibibytes\":1536}", "r1");
+		LedgerEntry row = this.ledger.find(key).orElseThrow();
+		assertThat(row.status()).isEqualTo(LedgerStatus.SUCCEEDED);
+		assertThat(row.result()).isNull();
+		assertThat(row.error()).contains("more than the 1048576 the ledger stores");
+		assertThatExceptionOfType(ResultNotStoredException.class)
+			.isThrownBy(() -> RunContext.supply(run, () -> this.tools.exportText("Henderson", 1536)));
+		assertThat(this.tools.exports()).isEqualTo(1);
+	}
+
+	@Test
 	void aGatewayTimeoutIsAnUnknownOutcomeNotAFailure() {
 		Run run = new Run("r1", "rep-1");
 		assertThatThrownBy(() -> RunContext.call(run, () -> this.tools.placeOrder("Henderson", "SKU-504")))

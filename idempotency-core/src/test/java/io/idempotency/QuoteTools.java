@@ -150,6 +150,47 @@ public class QuoteTools {
 				: Reconciliation.notFound();
 	}
 
+	/** A payment as a model sends it: its amount is read from the request and never written back. */
+	public record Payment(String accountName, @com.fasterxml.jackson.annotation.JsonProperty(
+			access = com.fasterxml.jackson.annotation.JsonProperty.Access.WRITE_ONLY) java.math.BigDecimal amount) {
+	}
+
+	private final AtomicInteger payments = new AtomicInteger();
+
+	public int payments() {
+		return this.payments.get();
+	}
+
+	/** Refuses amounts above the account's limit, a definite failure; pays others. */
+	@IdempotentTool(name = "pay", reconcile = "findPayment")
+	public String pay(Payment payment) {
+		if (payment.amount().compareTo(java.math.BigDecimal.valueOf(500)) > 0) {
+			throw new IllegalArgumentException("amount " + payment.amount() + " is above the limit");
+		}
+		return "paid " + payment.amount() + " #" + this.payments.incrementAndGet();
+	}
+
+	Reconciliation<String> findPayment(IdempotencyKey key) {
+		return Reconciliation.notFound();
+	}
+
+	private final AtomicInteger exports = new AtomicInteger();
+
+	public int exports() {
+		return this.exports.get();
+	}
+
+	/** Exports a report of that many KiB of text: its result may be larger than the ledger stores. */
+	@IdempotentTool(name = "export_text", reconcile = "findText")
+	public String exportText(String accountName, int kibibytes) {
+		this.exports.incrementAndGet();
+		return "x".repeat(kibibytes * 1024);
+	}
+
+	Reconciliation<String> findText(IdempotencyKey key) {
+		return Reconciliation.notFound();
+	}
+
 	/** Places an order through a gateway that stops waiting (504) while the upstream goes on and places it. */
 	@IdempotentTool(name = "place_order", reconcile = "findOrder")
 	public String placeOrder(String accountName, String sku) {

@@ -35,6 +35,7 @@ final class ArgumentsMapper {
 		.streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(IdempotencyKeys.MAX_DEPTH + 1).build())
 		.enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
 		.build())
+		.annotationIntrospector(new ArgumentsIntrospector())
 		.enable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
 		.disable(DateTimeFeature.WRITE_DATES_AS_TIMESTAMPS)
 		.build();

@@ -157,4 +157,49 @@ class JavaArgumentsTest {
 			.withMessageContaining("takes 3 arguments, but 1 were given");
 	}
 
+	/** A payment as a model sends it: the amount is read from the request, never written back. */
+	record Payment(String account, @com.fasterxml.jackson.annotation.JsonProperty(
+			access = com.fasterxml.jackson.annotation.JsonProperty.Access.WRITE_ONLY) BigDecimal amount) {
+	}
+
+	@com.fasterxml.jackson.annotation.JsonIgnoreProperties(value = "reference", allowSetters = true)
+	@JsonInclude(JsonInclude.Include.NON_EMPTY)
+	record Transfer(String account, String reference, String memo) {
+	}
+
+	static class Payments {
+
+		public String pay(Payment payment) {
+			return payment.account();
+		}
+
+		public String transfer(Transfer transfer) {
+			return transfer.account();
+		}
+
+	}
+
+	@Test
+	void membersTheToolReceivesButItsTypeDoesNotWriteArePartOfTheKey() throws Exception {
+		Method pay = Payments.class.getMethod("pay", Payment.class);
+		IdempotencyKey first = IdempotencyKeys.derive("pay", pay, new Object[] { new Payment("acme", new BigDecimal("1000")) }, "r1");
+		IdempotencyKey corrected = IdempotencyKeys.derive("pay", pay, new Object[] { new Payment("acme", new BigDecimal("100")) }, "r1");
+
+		assertThat(corrected).as("a retry with a corrected amount is another call").isNotEqualTo(first);
+		assertThat(first).isEqualTo(IdempotencyKeys.derive("pay", "{\"payment\":{\"account\":\"acme\",\"amount\":1000}}", "r1"));
+		assertThat(IdempotencyKeys.canonicalise("pay", pay, new Object[] { new Payment("acme", BigDecimal.TEN) }, "r1")
+			.arguments()).as("stored as the tool received it").contains("\"amount\":10");
+	}
+
+	@Test
+	void namesIgnoredOnlyForWritingAndValuesAnInclusionRuleDropsArePartOfTheKey() throws Exception {
+		Method transfer = Payments.class.getMethod("transfer", Transfer.class);
+
+		assertThat(IdempotencyKeys.derive("transfer", transfer, new Object[] { new Transfer("acme", "R-1", null) }, "r1"))
+			.isNotEqualTo(IdempotencyKeys.derive("transfer", transfer, new Object[] { new Transfer("acme", "R-2", null) }, "r1"));
+		assertThat(IdempotencyKeys.derive("transfer", transfer, new Object[] { new Transfer("acme", "R-1", "") }, "r1"))
+			.as("an empty memo is not an absent one")
+			.isNotEqualTo(IdempotencyKeys.derive("transfer", transfer, new Object[] { new Transfer("acme", "R-1", null) }, "r1"));
+	}
+
 }

@@ -37,6 +37,12 @@ public class IdempotencyProperties {
 	private DataSize maxArgumentsSize = DataSize.ofBytes(IdempotencyKeys.DEFAULT_MAX_ARGUMENTS_BYTES);
 
 	/**
+	 * The most a tool's result may take, as the JSON the ledger stores; a call with a larger result executed,
+	 * and is recorded as done without its result (a repeat is told so).
+	 */
+	private DataSize maxResultSize = DataSize.ofBytes(IdempotentToolAdvisor.DEFAULT_MAX_RESULT_BYTES);
+
+	/**
 	 * The bean name of the transaction manager that transactional tools run in; it must hold connections of the
 	 * ledger's DataSource. By default, the primary (or only) one where it does, else the only one that does.
 	 */
@@ -130,6 +136,23 @@ public class IdempotencyProperties {
 
 	public void setTransactionManager(String transactionManager) {
 		this.transactionManager = transactionManager;
+	}
+
+	public DataSize getMaxResultSize() {
+		return this.maxResultSize;
+	}
+
+	public void setMaxResultSize(DataSize maxResultSize) {
+		this.maxResultSize = maxResultSize;
+	}
+
+	/** The result size limit in bytes, or a start that fails and says why. */
+	long maxResultBytes() {
+		if (this.maxResultSize == null || this.maxResultSize.toBytes() < 1) {
+			throw new IllegalStateException("idempotency.max-result-size must be at least 1 byte, but was "
+					+ this.maxResultSize);
+		}
+		return this.maxResultSize.toBytes();
 	}
 
 	public List<String> getUnknownExceptions() {

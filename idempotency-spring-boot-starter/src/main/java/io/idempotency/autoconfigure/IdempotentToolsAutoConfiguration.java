@@ -52,6 +52,7 @@ public class IdempotentToolsAutoConfiguration {
 		advisor.setOrder(properties.getAdvisorOrder());
 		advisor.setMissingRunPolicy(properties.getMissingRun());
 		advisor.setMaxArgumentsBytes(properties.maxArgumentsBytes());
+		advisor.setMaxResultBytes(properties.maxResultBytes());
 		advisor.setToolContextKeys(properties.getToolContext().getRunIdKey(), properties.getToolContext().getUserIdKey());
 		advisor.addUnknownExceptions(properties.unknownExceptionsOrEmpty());
 		advisor.setListeners(() -> listeners.orderedStream().toList());
