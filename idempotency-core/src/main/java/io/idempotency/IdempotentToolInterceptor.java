@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.idempotency.key.CanonicalCall;
@@ -95,7 +96,8 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		else {
 			this.transactions = null;
 			this.transactionsProblem = (transactionManager == null)
-					? "there is no transaction manager of the ledger's DataSource"
+					? "no single transaction manager of the ledger's DataSource was found (there is none, or there are"
+							+ " several and none is primary)"
 					: "its transaction manager (" + transactionManager.getClass().getSimpleName() + ") does not hold"
 							+ " connections of the ledger's DataSource, so the claim and the tool's effect would commit"
 							+ " separately";
@@ -364,13 +366,38 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			if (tool.transactional()) {
 				throw ex;
 			}
-			if (json != null && recordedWithoutResult(ledger, tool, request, ex)) {
+			if (json != null && refusedAsTooLarge(ex) && recordedWithoutResult(ledger, tool, request, ex)) {
 				return;
 			}
 			// The effect happened; the row stays attempting and the reconciler settles it.
 			logger.error("Tool '" + tool.name() + "' succeeded, but its outcome could not be recorded (key "
 					+ request.key() + "); the reconciler will settle it", ex);
 		}
+	}
+
+	/** Client classes that refuse a statement larger than the server's {@code max_allowed_packet}. */
+	private static final Set<String> PACKET_TOO_LARGE = Set.of("org.mariadb.jdbc.export.MaxAllowedPacketException",
+			"com.mysql.cj.jdbc.exceptions.PacketTooBigException");
+
+	/**
+	 * Whether the database refused the data itself, so that writing it again can never succeed: a statement
+	 * over MariaDB's or MySQL's {@code max_allowed_packet} (error 1153, or the driver's own check), a data
+	 * exception (SQL state class 22) or a program limit (class 54, PostgreSQL's for a value too large). A lost
+	 * connection or an unavailable database is not: the reconciler settles that row, with its result.
+	 */
+	static boolean refusedAsTooLarge(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			if (PACKET_TOO_LARGE.contains(cause.getClass().getName())) {
+				return true;
+			}
+			if (cause instanceof SQLException sql) {
+				String state = (sql.getSQLState() != null) ? sql.getSQLState() : "";
+				if (sql.getErrorCode() == 1153 || state.startsWith("22") || state.startsWith("54")) {
+					return true;
+				}
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -380,10 +407,13 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 	private boolean recordedWithoutResult(JdbcLedger ledger, ToolDescriptor tool, ClaimRequest request,
 			RuntimeException refused) {
 		try {
-			ledger.recordSucceededWithoutResult(request.key(), "The result is not stored: the database refused it: "
-					+ refused.getMessage());
+			String reason = ledger.redaction().scrub("The result is not stored: the database refused it: "
+					+ refused.getMessage(), request.arguments(), request.sensitiveNames());
+			if (!ledger.recordSucceededWithoutResult(request.key(), reason)) {
+				return false;
+			}
 			logger.warn("The result of tool '" + tool.name() + "' (key " + request.key() + ") could not be stored, so"
-					+ " the call is recorded as done without it: " + refused);
+					+ " the call is recorded as done without it: " + refused.getClass().getName());
 			return true;
 		}
 		catch (RuntimeException ex) {

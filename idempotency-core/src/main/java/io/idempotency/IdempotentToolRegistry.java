@@ -223,14 +223,32 @@ public final class IdempotentToolRegistry implements SmartInitializingSingleton,
 		for (Parameter parameter : tool.reconcile().getParameters()) {
 			boolean stored = !io.idempotency.key.IdempotencyKey.class.equals(parameter.getType())
 					&& !io.idempotency.key.IdempotencyKeys.isContextParameter(parameter);
-			if (stored && redaction != null && parameter.isNamePresent() && redaction.redacts(parameter.getName())) {
+			if (!stored || redaction == null || !parameter.isNamePresent()) {
+				continue;
+			}
+			if (redaction.redacts(parameter.getName())) {
 				problems.add("Tool '" + tool.name() + "' (" + where + ") has reconcile method "
 						+ tool.reconcile().getName() + " which takes '" + parameter.getName() + "', a name the ledger"
-						+ " redacts, so it is never stored and the method could not be given it. Reconcile by another"
-						+ " parameter or the IdempotencyKey, or configure the redacted names");
+						+ " redacts, so it is never stored and the method could not be given it. " + REDACTION_ADVICE);
+				continue;
+			}
+			List<String> redacted = ArgumentMembers.of(parameter.getParameterizedType())
+				.keySet()
+				.stream()
+				.filter((name) -> redaction.redacts(name) || tool.sensitive().contains(name))
+				.toList();
+			if (!redacted.isEmpty()) {
+				problems.add("Tool '" + tool.name() + "' (" + where + ") has reconcile method "
+						+ tool.reconcile().getName() + " which takes '" + parameter.getName() + "', whose members "
+						+ redacted + " the ledger redacts, so the method would be given " + Redaction.REDACTED
+						+ " for them and could answer wrongly. " + REDACTION_ADVICE);
 			}
 		}
 	}
+
+	private static final String REDACTION_ADVICE = "Reconcile by another parameter or the IdempotencyKey, or"
+			+ " configure what the ledger redacts (idempotency.redaction.names,"
+			+ " idempotency.redaction.likely-credentials, @IdempotentTool(sensitive))";
 
 	private void checkProxy(String beanName, Object bean, List<String> problems) {
 		if (AopUtils.isJdkDynamicProxy(bean)) {

@@ -33,7 +33,7 @@ final class ResultCodec {
 
 	/**
 	 * The result as the JSON the ledger may store, or why it may not: it cannot be written as JSON, is larger
-	 * than the limit, holds U+0000 (which PostgreSQL's JSON types cannot store), holds a member whose name the ledger redacts, or
+	 * than the limit, holds U+0000 (which PostgreSQL's JSON types cannot store), holds a member of a name the ledger lists as secret, or
 	 * quotes the value of an argument the ledger redacts. A secret is never stored, not even redacted: a
 	 * replay that handed back a redacted result would pass a wrong value off as the right one.
 	 * @param arguments the call's arguments as the tool received them, or {@code null} where they are gone
@@ -54,7 +54,7 @@ final class ResultCodec {
 		if (json.contains("\\u0000")) {
 			return new Storable(null, "it contains the character U+0000, which the ledger cannot store");
 		}
-		if (redaction.namesASecret(json, sensitiveNames)) {
+		if (redaction.namesAListedSecret(json, sensitiveNames)) {
 			return new Storable(null, "it holds a member whose name the ledger redacts, and secrets are never stored");
 		}
 		if (arguments != null && !redaction.scrub(json, arguments, sensitiveNames).equals(json)) {

@@ -59,6 +59,7 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 		ResolvableType dataType = envelope ? returnType.getGeneric(0) : returnType;
 		boolean returnsNothing = void.class.equals(returnType.resolve()) || Void.class.equals(returnType.resolve());
 		Set<String> sensitive = new LinkedHashSet<>(Arrays.asList(annotation.sensitive()));
+		sensitive.addAll(writeOnlyMembers(method));
 		Method reconcile = null;
 		if (!annotation.transactional()) {
 			reconcile = reconcileMethod(annotation.reconcile(), method, targetClass, dataType, sensitive, found);
@@ -89,6 +90,24 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 			}
 		}
 		return method.getName();
+	}
+
+	/**
+	 * The members of the tool's arguments that their types mark write-only: read from the request, never
+	 * written back, the usual mark of a secret. They are part of the key and stored redacted.
+	 */
+	private static Set<String> writeOnlyMembers(Method method) {
+		Set<String> names = new LinkedHashSet<>();
+		for (Parameter parameter : method.getParameters()) {
+			if (!isContextParameter(parameter)) {
+				ArgumentMembers.of(parameter.getParameterizedType()).forEach((name, writeOnly) -> {
+					if (writeOnly) {
+						names.add(name);
+					}
+				});
+			}
+		}
+		return names;
 	}
 
 	static boolean isContextParameter(Parameter parameter) {

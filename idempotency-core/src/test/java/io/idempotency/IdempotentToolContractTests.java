@@ -311,6 +311,10 @@ abstract class IdempotentToolContractTests {
 
 		assertThat(paid).startsWith("paid 50 #");
 		assertThat(this.tools.payments()).isEqualTo(1);
+		// A write-only member is the usual mark of a secret: part of the key, and stored redacted.
+		String stored = this.jdbc.queryForList("SELECT arguments, error FROM " + LEDGER_TABLE + " WHERE tool = 'pay'")
+			.toString();
+		assertThat(stored).contains("Henderson").contains(io.idempotency.ledger.Redaction.REDACTED).doesNotContain("5000");
 		assertThat(RunContext.supply(run, () -> this.tools.pay(new QuoteTools.Payment("Henderson", new java.math.BigDecimal("50")))))
 			.isEqualTo(paid);
 	}

@@ -191,6 +191,30 @@ class StartupChecksTest {
 
 	}
 
+	public static class ReconcilesByARecordWithARedactedMember {
+
+		public record Issue(String project, String issueKey) {
+		}
+
+		@IdempotentTool(name = "transition_issue", reconcile = "findTransition")
+		public String transitionIssue(Issue issue, String status) {
+			return status;
+		}
+
+		Reconciliation<String> findTransition(Issue issue) {
+			return Reconciliation.notFound();
+		}
+
+	}
+
+	@Test
+	void aReconcileParameterWithAMemberThatTheLedgerRedactsStopsTheStart() {
+		assertThatIllegalStateException().isThrownBy(() -> start(ReconcilesByARecordWithARedactedMember.class))
+			.withMessageContaining("Tool 'transition_issue'")
+			.withMessageContaining("takes 'issue', whose members [issueKey] the ledger redacts")
+			.withMessageContaining("idempotency.redaction.likely-credentials");
+	}
+
 	@Test
 	void namesThatMerelyContainASecretWordAreNotRedactedSoTheyMayBeReconciledBy() {
 		try (AnnotationConfigApplicationContext context = start(ReconcilesByNamesThatMerelyContainASecretWord.class)) {
@@ -343,7 +367,7 @@ class StartupChecksTest {
 	@Test
 	void aTransactionalToolWithoutATransactionManagerStopsTheStart() {
 		assertThatIllegalStateException().isThrownBy(() -> start(FinalMethod.class))
-			.withMessageContaining("is transactional, but there is no transaction manager");
+			.withMessageContaining("is transactional, but no single transaction manager of the ledger's DataSource was found");
 	}
 
 	public interface Tickets {

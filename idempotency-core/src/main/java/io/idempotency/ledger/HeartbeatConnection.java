@@ -17,8 +17,9 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
  * The one connection the heartbeat keeps for itself, taken from the ledger's pool on the first beat and
  * held until the ledger closes: the long calls the heartbeat protects may hold every other connection of
  * the pool, and a heartbeat that waited for one of them would let a running call be reconciled. A
- * connection that fails is given back, and the next beat takes a fresh one. Each beat commits on its own
- * (auto-commit on; the pool's setting is restored when the connection is given back).
+ * connection that fails (cut by the server or a proxy) is given back and a fresh one taken at once, once.
+ * Each beat commits on its own (auto-commit on; the pool's setting is restored when the connection is given
+ * back). Once closed, an update in flight takes no connection again; the next beat starts anew.
  */
 final class HeartbeatConnection implements AutoCloseable {
 
@@ -32,21 +33,33 @@ final class HeartbeatConnection implements AutoCloseable {
 
 	private boolean autoCommitAsTaken;
 
+	private boolean closed;
+
 	HeartbeatConnection(DataSource dataSource, SQLExceptionTranslator translator) {
 		this.dataSource = dataSource;
 		this.translator = translator;
 	}
 
-	/** Runs one update with string parameters on the held connection; how many rows it changed. */
+	/**
+	 * Runs one update with string parameters on the held connection; how many rows it changed. A held
+	 * connection that fails is replaced once, at once; {@code 0} once closed.
+	 */
 	synchronized int update(String sql, List<String> parameters) {
+		if (this.closed) {
+			return 0;
+		}
+		boolean fresh = (this.connection == null);
 		try {
-			Connection held = held();
-			try (PreparedStatement statement = held.prepareStatement(sql)) {
-				for (int i = 0; i < parameters.size(); i++) {
-					statement.setString(i + 1, parameters.get(i));
-				}
-				return statement.executeUpdate();
+			return execute(sql, parameters);
+		}
+		catch (SQLException ex) {
+			release();
+			if (fresh) {
+				throw this.translator.translate("heartbeat", sql, ex);
 			}
+		}
+		try {
+			return execute(sql, parameters);
 		}
 		catch (SQLException ex) {
 			release();
@@ -54,8 +67,19 @@ final class HeartbeatConnection implements AutoCloseable {
 		}
 	}
 
-	/** Takes the connection now, if not yet held: the heartbeat's start. */
+	private int execute(String sql, List<String> parameters) throws SQLException {
+		try (PreparedStatement statement = held().prepareStatement(sql)) {
+			for (int i = 0; i < parameters.size(); i++) {
+				statement.setString(i + 1, parameters.get(i));
+			}
+			return statement.executeUpdate();
+		}
+	}
+
+	/** Takes the connection now, if not yet held: the start of every beat. */
 	synchronized void reserve() {
+		// A heartbeat that starts again after the ledger closed (a context stopped and started) beats again.
+		this.closed = false;
 		try {
 			held();
 		}
@@ -84,6 +108,7 @@ final class HeartbeatConnection implements AutoCloseable {
 	/** Gives the connection back to the pool. */
 	@Override
 	public synchronized void close() {
+		this.closed = true;
 		release();
 	}
 

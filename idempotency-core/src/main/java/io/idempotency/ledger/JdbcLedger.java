@@ -35,6 +35,7 @@ import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
 import org.springframework.util.ReflectionUtils;
@@ -219,8 +220,20 @@ public final class JdbcLedger implements AutoCloseable {
 	 */
 	public boolean joinsTransactionsOf(PlatformTransactionManager transactionManager) {
 		DataSource managed = managedDataSource(transactionManager);
-		return managed != null && TransactionSynchronizationUtils.unwrapResourceIfNecessary(managed) == TransactionSynchronizationUtils
-			.unwrapResourceIfNecessary(this.dataSource);
+		return managed != null && boundAs(managed) == boundAs(this.dataSource);
+	}
+
+	/**
+	 * The object a {@code DataSource}'s connections are bound to transactions by: a transaction-aware proxy's
+	 * target (its connections join the target's transactions, as a {@code DataSourceTransactionManager} of the
+	 * proxy binds the target), else the {@code DataSource} itself, as Spring unwraps resources.
+	 */
+	private static Object boundAs(DataSource dataSource) {
+		DataSource target = dataSource;
+		while (target instanceof TransactionAwareDataSourceProxy proxy && proxy.getTargetDataSource() != null) {
+			target = proxy.getTargetDataSource();
+		}
+		return TransactionSynchronizationUtils.unwrapResourceIfNecessary(target);
 	}
 
 	/** The {@code DataSource} whose connections a transaction manager binds to its transactions, if one. */
@@ -298,7 +311,8 @@ public final class JdbcLedger implements AutoCloseable {
 				if (lostTo.isPresent()) {
 					return lostTo.get();
 				}
-				if (attempt >= CLAIM_ATTEMPTS) {
+				// A lock wait that timed out waited long already, on a holder that still runs: no second wait.
+				if (attempt >= CLAIM_ATTEMPTS || LockConflicts.isLockWaitTimeout(ex)) {
 					throw ex;
 				}
 				logger.debug("The claim of " + request.key() + " lost a lock conflict and is made again: " + ex);

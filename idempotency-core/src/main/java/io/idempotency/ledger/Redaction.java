@@ -180,6 +180,16 @@ public final class Redaction {
 		return namesAny(json, this.names.with(sensitiveNames));
 	}
 
+	/**
+	 * Whether a JSON value has, at any depth, a member whose whole name is one of the listed names (the
+	 * configured ones, or the call's sensitive ones), leaving out the likely-credential rule: for results,
+	 * whose members such as an issue's {@code key} or a page's {@code nextPageToken} are what a repeat needs.
+	 * @throws IllegalArgumentException if the text is not valid JSON
+	 */
+	public boolean namesAListedSecret(String json, Set<String> sensitiveNames) {
+		return namesAny(json, new Names(this.names.exact(), false).with(sensitiveNames));
+	}
+
 	/** Whether a member of this name is redacted (with no names marked sensitive by the call). */
 	public boolean redacts(String name) {
 		return this.names.matches(name);

@@ -55,6 +55,17 @@ class RedactionTest {
 	}
 
 	@Test
+	void aResultIsCheckedAgainstTheListedNamesOnlySoItsKeysAndPageTokensAreKept() {
+		Redaction redaction = Redaction.defaults();
+		String issue = "{\"key\":\"PROJ-123\",\"nextPageToken\":\"p-2\",\"fields\":{\"issueKey\":\"PROJ-123\"}}";
+
+		assertThat(redaction.namesAListedSecret(issue, Set.of())).isFalse();
+		assertThat(redaction.namesASecret(issue, Set.of())).as("as arguments they are redacted").isTrue();
+		assertThat(redaction.namesAListedSecret("{\"session\":{\"token\":\"t-1\"}}", Set.of())).isTrue();
+		assertThat(redaction.namesAListedSecret("{\"pin\":\"1234\"}", Set.of("pin"))).isTrue();
+	}
+
+	@Test
 	void theConfiguredListIsTheSetOfNames() {
 		Redaction redaction = Redaction.of(List.of("pin"));
 

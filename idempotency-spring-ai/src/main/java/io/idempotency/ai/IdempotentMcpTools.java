@@ -141,7 +141,7 @@ public final class IdempotentMcpTools {
 					+ " that is not blank, of at most " + ClaimRequest.MAX_NAME_LENGTH + " characters, without control"
 					+ " characters. Nothing was done");
 		}
-		Supplier<CallToolResult> answered = () -> answer(handler);
+		Supplier<CallToolResult> answered = () -> answer(request.name(), handler);
 		return (runId != null) ? RunContext.supply(new Run((String) runId, this.caller.get()), answered)
 				: answered.get();
 	}
@@ -151,12 +151,13 @@ public final class IdempotentMcpTools {
 				&& ClaimRequest.controlCharacterAt(text) < 0;
 	}
 
-	private CallToolResult answer(Supplier<CallToolResult> handler) {
+	private CallToolResult answer(String toolName, Supplier<CallToolResult> handler) {
 		Boolean outer = answering.get();
 		answering.set(Boolean.TRUE);
 		try (IdempotentCallScope scope = IdempotentCallScope.open()) {
 			CallToolResult result = handler.get();
-			Optional<IdempotentCall> call = scope.last();
+			// Only the called tool's own answer: a tool that is not idempotent may make idempotent calls of its own.
+			Optional<IdempotentCall> call = scope.last().filter((last) -> last.toolCallName().equals(toolName));
 			if (result == null || call.isEmpty()) {
 				return result;
 			}

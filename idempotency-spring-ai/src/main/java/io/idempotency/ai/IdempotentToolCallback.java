@@ -83,7 +83,9 @@ public final class IdempotentToolCallback implements ToolCallback {
 				}
 				throw ex;
 			}
-			Optional<IdempotentCall> answered = scope.last();
+			// Only this tool's own call: a tool that is not idempotent may make idempotent calls of its own.
+			Optional<IdempotentCall> answered = scope.last()
+				.filter((last) -> last.toolCallName().equals(getToolDefinition().name()));
 			if (!returnDirect && answered.isPresent() && answered.get().outcome() == IdempotentCall.Outcome.REPLAYED
 					&& !answered.get().envelope()) {
 				return ToolAnswers.replayed(result);

@@ -127,6 +127,22 @@ class SpringAiToolLoopTest {
 
 	}
 
+	/** A tool that is not idempotent and drafts quotes through the idempotent one: its result is its own. */
+	public static class PlanningTools {
+
+		private final DraftTools drafts;
+
+		public PlanningTools(DraftTools drafts) {
+			this.drafts = drafts;
+		}
+
+		@Tool(name = "plan_order", description = "Plan an order, drafting its quote")
+		public String planOrder(String sku, ToolContext toolContext) {
+			return "planned with draft " + this.drafts.draftQuote(sku, 1, toolContext).id();
+		}
+
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class Tools {
 
@@ -436,6 +452,22 @@ class SpringAiToolLoopTest {
 
 			assertThat(repeat).isEqualTo(first).doesNotContain("replayed");
 			assertThat(tools.drafts()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void aToolThatIsNotIdempotentReadsItsOwnResultWhenAnIdempotentCallInsideItIsReplayed() {
+		this.runner.run((context) -> {
+			PlanningTools planning = new PlanningTools(context.getBean(DraftTools.class));
+			ToolCallback plan = callback(IdempotentToolCallbacks.from(planning), "plan_order");
+			ToolContext run = new ToolContext(Map.of("runId", "nested-run", "userId", "rep-1"));
+
+			String first = plan.call("{\"sku\":\"SKU-7\"}", run);
+			String again = plan.call("{\"sku\":\"SKU-7\"}", run);
+
+			assertThat(first).startsWith("planned with draft ");
+			assertThat(again).as("the outer tool ran again; only the draft inside it was replayed").isEqualTo(first);
+			assertThat(context.getBean(DraftTools.class).drafts()).isEqualTo(1);
 		});
 	}
 
