@@ -181,7 +181,7 @@ public class Demo {
 
 	/** The quote delivery API fails before sending: the call failed, and a repeat in the run is not retried. */
 	public boolean failureBeforeTheEffect(long quoteId) {
-		title("7. A failure before the effect: quote delivery is down for one request");
+		title("7. A failure before the effect: quote delivery refuses one request (429 Too Many Requests)");
 		int before = this.delivery.sends().size();
 		this.delivery.arm(Fault.FAIL_BEFORE_EFFECT);
 		RunTranscript run = ask("send quote " + quoteId);

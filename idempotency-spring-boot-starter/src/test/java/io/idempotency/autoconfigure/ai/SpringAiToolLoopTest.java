@@ -465,7 +465,7 @@ class SpringAiToolLoopTest {
 			String first = plan.call("{\"sku\":\"SKU-7\"}", run);
 			String again = plan.call("{\"sku\":\"SKU-7\"}", run);
 
-			assertThat(first).startsWith("planned with draft ");
+			assertThat(first).startsWith("\"planned with draft ");
 			assertThat(again).as("the outer tool ran again; only the draft inside it was replayed").isEqualTo(first);
 			assertThat(context.getBean(DraftTools.class).drafts()).isEqualTo(1);
 		});

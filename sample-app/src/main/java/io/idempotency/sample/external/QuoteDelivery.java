@@ -42,7 +42,7 @@ public class QuoteDelivery extends LoopbackService {
 				return;
 			}
 			if (fault == Fault.FAIL_BEFORE_EFFECT) {
-				respond(exchange, 503, "{\"error\":\"the quote delivery API is unavailable\"}");
+				respond(exchange, 429, "{\"error\":\"the quote delivery API takes no more requests now: nothing was done\"}");
 				return;
 			}
 			Optional<Send> earlier = find(key);

@@ -38,7 +38,7 @@ public class TicketSystem extends LoopbackService {
 		}
 		else if (method.equals("POST")) {
 			if (fault == Fault.FAIL_BEFORE_EFFECT) {
-				respond(exchange, 503, "{\"error\":\"the ticket system is unavailable\"}");
+				respond(exchange, 429, "{\"error\":\"the ticket system takes no more requests now: nothing was done\"}");
 				return;
 			}
 			Map<?, ?> request = JSON.readValue(body(exchange), Map.class);
