@@ -2,6 +2,7 @@ package io.idempotency;
 
 import java.util.Set;
 
+import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.ledger.Redaction;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JavaType;
@@ -46,7 +47,7 @@ final class ResultCodec {
 		catch (RuntimeException ex) {
 			return new Storable(null, "it cannot be written as JSON: " + ex.getMessage());
 		}
-		long size = utf8Length(json);
+		long size = IdempotencyKeys.utf8Length(json);
 		if (size > this.maxResultBytes) {
 			return new Storable(null, "it takes " + size + " bytes as JSON, more than the " + this.maxResultBytes
 					+ " the ledger stores");
@@ -61,16 +62,6 @@ final class ResultCodec {
 			return new Storable(null, "it quotes the value of an argument the ledger redacts, and secrets are never stored");
 		}
 		return new Storable(json, null);
-	}
-
-	/** The UTF-8 length of the text, counted without encoding it. */
-	private static long utf8Length(String text) {
-		long bytes = 0;
-		for (int i = 0; i < text.length(); i++) {
-			char c = text.charAt(i);
-			bytes += (c < 0x80) ? 1 : (c < 0x800 || Character.isSurrogate(c)) ? 2 : 3;
-		}
-		return bytes;
 	}
 
 	/** A result's JSON to store, or, when it is {@code null}, why it is not stored. */

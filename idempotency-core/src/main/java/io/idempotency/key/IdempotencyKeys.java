@@ -119,8 +119,11 @@ public final class IdempotencyKeys {
 		return new CanonicalCall(hash(canonical), stored);
 	}
 
-	/** The UTF-8 length of the text (a surrogate pair is four bytes; the library refuses lone ones). */
-	private static long utf8Length(String text) {
+	/**
+	 * The UTF-8 length of the text, counted without encoding it (a surrogate pair is four bytes): how the
+	 * library measures the arguments and results it stores against their limits.
+	 */
+	public static long utf8Length(String text) {
 		long bytes = 0;
 		for (int i = 0; i < text.length(); i++) {
 			char c = text.charAt(i);

@@ -1,10 +1,7 @@
 package io.idempotency.autoconfigure;
 
-import java.util.concurrent.atomic.AtomicInteger;
-
 import javax.sql.DataSource;
 
-import io.idempotency.IdempotentTool;
 import io.idempotency.ledger.LedgerSchema;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
@@ -63,38 +60,11 @@ class JpaTransactionalToolTest {
 
 		@org.springframework.context.annotation.Bean
 		NoteTool noteTool(DataSource dataSource) {
-			return new NoteTool(new JdbcTemplate(dataSource));
+			return new NoteTool(new JdbcTemplate(dataSource), "notes_jpa_test");
 		}
 
 	}
 
-	/** A transactional tool whose effect is a row in the ledger's database. */
-	public static class NoteTool {
-
-		final AtomicInteger attempts = new AtomicInteger();
-
-		private final JdbcTemplate jdbc;
-
-		public NoteTool(JdbcTemplate jdbc) {
-			this.jdbc = jdbc;
-		}
-
-		@IdempotentTool(name = "record_note", transactional = true)
-		public String recordNote(String text) {
-			this.attempts.incrementAndGet();
-			this.jdbc.update("INSERT INTO notes_jpa_test (text) VALUES (?)", text);
-			return "noted " + text;
-		}
-
-		public int attempts() {
-			return this.attempts.get();
-		}
-
-		int notes() {
-			return this.jdbc.queryForObject("SELECT COUNT(*) FROM notes_jpa_test", Integer.class);
-		}
-
-	}
 
 	@Test
 	void aCallInsideAJpaTransactionAtTheDatabasesRepeatableReadIsRefusedBeforeItRuns() {
@@ -106,7 +76,7 @@ class JpaTransactionalToolTest {
 
 			assertThatIllegalStateException()
 				.isThrownBy(() -> new TransactionTemplate(transactions)
-					.execute((status) -> RunContext.supply(new Run("r1", "rep-1"), () -> tool.recordNote("pump 3"))))
+					.execute((status) -> RunContext.supply(new Run("r1", "rep-1"), () -> tool.recordNote("pump 3", false))))
 				.withMessageContaining("Tool 'record_note' is transactional and was called inside a transaction at"
 						+ " REPEATABLE READ")
 				.withMessageContaining("Nothing was executed");
@@ -124,9 +94,9 @@ class JpaTransactionalToolTest {
 			readCommitted.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
 
 			String first = readCommitted
-				.execute((status) -> RunContext.supply(new Run("r1", "rep-1"), () -> tool.recordNote("pump 3")));
-			String again = RunContext.supply(new Run("r1", "rep-1"), () -> tool.recordNote("pump 3"));
-			String other = RunContext.supply(new Run("r2", "rep-1"), () -> tool.recordNote("pump 3"));
+				.execute((status) -> RunContext.supply(new Run("r1", "rep-1"), () -> tool.recordNote("pump 3", false)));
+			String again = RunContext.supply(new Run("r1", "rep-1"), () -> tool.recordNote("pump 3", false));
+			String other = RunContext.supply(new Run("r2", "rep-1"), () -> tool.recordNote("pump 3", false));
 
 			assertThat(first).isEqualTo("noted pump 3");
 			assertThat(again).isEqualTo(first);

@@ -1,11 +1,8 @@
 package io.idempotency.autoconfigure;
 
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
-
 import javax.sql.DataSource;
 
-import io.idempotency.IdempotentTool;
 import io.idempotency.autoconfigure.observability.IdempotencyEndpoint;
 import io.idempotency.autoconfigure.observability.IdempotencyHealthAutoConfiguration;
 import io.idempotency.autoconfigure.observability.IdempotencyHealthIndicator;
@@ -86,41 +83,11 @@ class LedgerTransactionManagerTest {
 
 		@Bean
 		NoteTool noteTool(@IdempotencyDataSource DataSource ledger) {
-			return new NoteTool(new JdbcTemplate(ledger));
+			return new NoteTool(new JdbcTemplate(ledger), "notes_tm_test");
 		}
 
 	}
 
-	/** A tool whose effect is a row in the ledger's database, so that it may be transactional. */
-	public static class NoteTool {
-
-		final AtomicInteger attempts = new AtomicInteger();
-
-		private final JdbcTemplate jdbc;
-
-		public NoteTool(JdbcTemplate jdbc) {
-			this.jdbc = jdbc;
-		}
-
-		@IdempotentTool(name = "record_note", transactional = true)
-		public String recordNote(String text, boolean fail) {
-			this.attempts.incrementAndGet();
-			this.jdbc.update("INSERT INTO notes_tm_test (text) VALUES (?)", text);
-			if (fail) {
-				throw new IllegalStateException("failed after the write");
-			}
-			return "noted " + text;
-		}
-
-		public int attempts() {
-			return this.attempts.get();
-		}
-
-		int notes() {
-			return this.jdbc.queryForObject("SELECT COUNT(*) FROM notes_tm_test", Integer.class);
-		}
-
-	}
 
 	/** A transaction manager of the ledger's DataSource, beside the primary one of the application's. */
 	@Configuration(proxyBeanMethods = false)

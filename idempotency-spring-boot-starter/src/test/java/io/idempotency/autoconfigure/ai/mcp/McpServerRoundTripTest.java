@@ -59,10 +59,16 @@ class McpServerRoundTripTest {
 
 	@BeforeEach
 	void connect() {
-		this.client = McpClient.sync(HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + this.port).build())
+		this.client = client(this.port);
+	}
+
+	/** An initialised client of the MCP SDK for the server on this port. */
+	static McpSyncClient client(int port) {
+		McpSyncClient client = McpClient.sync(HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port).build())
 			.requestTimeout(Duration.ofSeconds(30))
 			.build();
-		this.client.initialize();
+		client.initialize();
+		return client;
 	}
 
 	@AfterEach

@@ -1,11 +1,8 @@
 package io.idempotency.autoconfigure.ai.mcp;
 
-import java.time.Duration;
 import java.util.Map;
 
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
@@ -40,10 +37,7 @@ class McpServerWithoutRunsTest {
 
 	@BeforeEach
 	void connect() {
-		this.client = McpClient.sync(HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + this.port).build())
-			.requestTimeout(Duration.ofSeconds(30))
-			.build();
-		this.client.initialize();
+		this.client = McpServerRoundTripTest.client(this.port);
 	}
 
 	@AfterEach
