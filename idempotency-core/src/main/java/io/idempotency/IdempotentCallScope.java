@@ -11,7 +11,7 @@ import java.util.Optional;
  * <pre>
  * try (IdempotentCallScope scope = IdempotentCallScope.open()) {
  *     String text = callTheTool();
- *     boolean replayed = scope.last().map((call) -&gt; call.outcome() == Outcome.REPLAYED).orElse(false);
+ *     boolean replayed = scope.last().map((call) -&gt; call.answer() == Answer.REPLAYED).orElse(false);
  * }
  * </pre>
  *

@@ -154,10 +154,10 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		Optional<Run> run = this.runs.resolve(invocation.getArguments());
 		if (run.isEmpty()) {
 			if (this.missingRunPolicy == MissingRunPolicy.REFUSE) {
-				tell(tool, null, IdempotentCall.Outcome.WITHOUT_RUN);
+				tell(tool, null, Answer.REFUSED_WITHOUT_RUN);
 				throw new MissingRunException(tool.name());
 			}
-			tell(tool, null, IdempotentCall.Outcome.EXECUTED_WITHOUT_RUN);
+			tell(tool, null, Answer.EXECUTED_WITHOUT_RUN);
 			logger.warn("Tool '" + tool.name() + "' called outside a run: executing it without deduplication");
 			return invocation.proceed();
 		}
@@ -167,7 +167,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 					this.maxArgumentsBytes);
 		}
 		catch (InvalidArgumentsException ex) {
-			tell(tool, null, IdempotentCall.Outcome.INVALID_ARGUMENTS);
+			tell(tool, null, Answer.REFUSED_INVALID_ARGUMENTS);
 			throw ex;
 		}
 		ClaimRequest request = new ClaimRequest(call.key(), run.get().runId(), run.get().userId(), tool.name(),
@@ -208,15 +208,15 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			if (!tool.transactional()) {
 				recordFailure(ledger, tool, request, failure, outcome);
 			}
-			tell(tool, request, (outcome == LedgerStatus.UNKNOWN && !tool.transactional()) ? IdempotentCall.Outcome.UNKNOWN
-					: IdempotentCall.Outcome.FAILED);
+			tell(tool, request, (outcome == LedgerStatus.UNKNOWN && !tool.transactional()) ? Answer.UNKNOWN
+					: Answer.FAILED);
 			throw failure;
 		}
 		finally {
 			IdempotentInvocation.exit(outer);
 		}
 		recordSuccess(ledger, tool, request, result);
-		tell(tool, request, IdempotentCall.Outcome.EXECUTED);
+		tell(tool, request, Answer.EXECUTED);
 		return result;
 	}
 
@@ -269,7 +269,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 				if (joinsCallersTransaction || ex.winnerStillRunning() || attempt >= CLAIM_ATTEMPTS) {
 					// A repeat answered as in progress: a replay, counted as the ledger counts a lost claim.
 					this.ledger.recordReplay(request.key());
-					tell(tool, request, IdempotentCall.Outcome.IN_PROGRESS);
+					tell(tool, request, Answer.IN_PROGRESS);
 					if (tool.envelope()) {
 						return ToolResult.inProgress(null);
 					}
@@ -337,7 +337,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 	private LedgerUnavailableException ledgerUnavailable(ToolDescriptor tool, ClaimRequest request, Exception cause) {
 		logger.warn("Tool '" + tool.name() + "' was not executed: its claim (key " + request.key() + ") could not be"
 				+ " recorded: " + cause);
-		tell(tool, request, IdempotentCall.Outcome.LEDGER_UNAVAILABLE);
+		tell(tool, request, Answer.REFUSED_LEDGER_UNAVAILABLE);
 		return new LedgerUnavailableException(tool.name(), cause);
 	}
 
@@ -443,60 +443,68 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 	}
 
 	private Object answer(ToolDescriptor tool, Claim claim, ClaimRequest request) {
-		IdempotentCall.Outcome outcome = (claim instanceof Claim.Replay) ? IdempotentCall.Outcome.REPLAYED
-				: (claim instanceof Claim.PreviousAttemptFailed) ? IdempotentCall.Outcome.PREVIOUS_ATTEMPT_FAILED
-						: (claim instanceof Claim.InProgress) ? IdempotentCall.Outcome.IN_PROGRESS
-								: IdempotentCall.Outcome.CONFLICT;
-		tell(tool, request, outcome);
-		if (claim instanceof Claim.Replay replay && replay.result() == null && !tool.returnsNothing()) {
-			if (tool.envelope()) {
-				return ToolResult.replayedWithoutResult();
-			}
-			throw new ResultNotStoredException(tool.name());
-		}
 		if (claim instanceof Claim.Replay replay) {
-			Object data;
-			try {
-				data = this.results.read(replay.result(), tool.dataType());
-			}
-			catch (ResultCodec.UnreadableResultException ex) {
-				// The result type changed since the row was written: done, not done again, and never a guess.
-				logger.warn("The stored result of tool '" + tool.name() + "' (key " + request.key() + ") cannot be read"
-						+ " back: " + ex.getMessage() + ". A repeat is told the action was done, without its result");
-				if (tool.envelope()) {
-					return ToolResult.replayedWithoutResult();
-				}
-				ResultNotStoredException notReadable = new ResultNotStoredException(tool.name());
-				notReadable.initCause(ex);
-				throw notReadable;
-			}
-			return tool.envelope() ? ToolResult.replayed(data) : data;
+			return replay(tool, replay, request);
 		}
 		if (claim instanceof Claim.PreviousAttemptFailed failed) {
+			tell(tool, request, Answer.PREVIOUS_ATTEMPT_FAILED);
 			if (tool.envelope()) {
 				return ToolResult.previousAttemptFailed(failed.error());
 			}
 			throw new PreviousAttemptFailedException(tool.name(), failed.error());
 		}
 		if (claim instanceof Claim.InProgress inProgress) {
+			tell(tool, request, Answer.IN_PROGRESS);
 			if (tool.envelope()) {
 				return ToolResult.inProgress(inProgress.since());
 			}
 			throw new ToolCallInProgressException(tool.name(), inProgress.since());
 		}
+		tell(tool, request, Answer.REFUSED_CONFLICT);
 		throw new IdempotencyConflictException(tool.name());
 	}
 
-	private void tell(ToolDescriptor tool, ClaimRequest request, IdempotentCall.Outcome outcome) {
+	private Object replay(ToolDescriptor tool, Claim.Replay replay, ClaimRequest request) {
+		if (replay.result() == null && !tool.returnsNothing()) {
+			return withoutResult(tool, request, null);
+		}
+		Object data;
+		try {
+			data = this.results.read(replay.result(), tool.dataType());
+		}
+		catch (ResultCodec.UnreadableResultException ex) {
+			// The result type changed since the row was written: done, not done again, and never a guess.
+			logger.warn("The stored result of tool '" + tool.name() + "' (key " + request.key() + ") cannot be read"
+					+ " back: " + ex.getMessage() + ". A repeat is told the action was done, without its result");
+			return withoutResult(tool, request, ex);
+		}
+		tell(tool, request, Answer.REPLAYED);
+		return tool.envelope() ? ToolResult.replayed(data) : data;
+	}
+
+	/** A repeat of a call that succeeded, whose result there is none of to show: done, not done again. */
+	private Object withoutResult(ToolDescriptor tool, ClaimRequest request, Exception cause) {
+		tell(tool, request, Answer.REPLAYED_WITHOUT_RESULT);
+		if (tool.envelope()) {
+			return ToolResult.replayedWithoutResult();
+		}
+		ResultNotStoredException notStored = new ResultNotStoredException(tool.name());
+		if (cause != null) {
+			notStored.initCause(cause);
+		}
+		throw notStored;
+	}
+
+	private void tell(ToolDescriptor tool, ClaimRequest request, Answer answer) {
 		Observation observation = this.observations.getCurrentObservation();
 		if (observation != null && OBSERVATION.equals(observation.getContext().getName())) {
-			observation.lowCardinalityKeyValue("outcome", outcome.tag());
+			observation.lowCardinalityKeyValue("outcome", answer.tag());
 		}
 		if (this.listeners.isEmpty() && !IdempotentCallScope.isOpen()) {
 			return;
 		}
 		IdempotentCall call = new IdempotentCall(tool.name(), tool.toolCallName(),
-				(request != null) ? request.key() : null, outcome, tool.envelope());
+				(request != null) ? request.key() : null, answer, tool.envelope());
 		IdempotentCallScope.tell(call);
 		for (IdempotentCallListener listener : this.listeners) {
 			try {

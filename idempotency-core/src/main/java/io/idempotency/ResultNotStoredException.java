@@ -5,7 +5,7 @@ package io.idempotency;
  * written as JSON, or held a character the database cannot store) or can no longer be read back as the
  * tool's result type (the type changed since it was stored; the cause says how): the action was not
  * performed again, and its result cannot be returned. Tools that return {@link ToolResult} get
- * {@link ToolResult.Kind#REPLAYED_WITHOUT_RESULT} instead. The message is written for a model to read.
+ * {@link Answer#REPLAYED_WITHOUT_RESULT} instead. The message is written for a model to read.
  */
 public class ResultNotStoredException extends RuntimeException {
 

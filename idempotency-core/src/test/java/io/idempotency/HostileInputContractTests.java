@@ -233,7 +233,7 @@ abstract class HostileInputContractTests {
 			.havingCause()
 			.withMessageContaining("cannot be read back");
 		ToolResult<Slot> envelope = inRun("r1", () -> this.tools.bookSlotEnvelope(slot));
-		assertThat(envelope.kind()).isEqualTo(ToolResult.Kind.REPLAYED_WITHOUT_RESULT);
+		assertThat(envelope.kind()).isEqualTo(Answer.REPLAYED_WITHOUT_RESULT);
 		assertThat(this.tools.executions()).isEqualTo(executions);
 	}
 

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Every scope open on a thread learns how a call made in it was answered. */
 class IdempotentCallScopeTest {
 
-	private static IdempotentCall call(String tool, IdempotentCall.Outcome outcome) {
+	private static IdempotentCall call(String tool, io.idempotency.Answer outcome) {
 		return new IdempotentCall(tool, tool, null, outcome, false);
 	}
 
@@ -15,10 +15,10 @@ class IdempotentCallScopeTest {
 	void anEnclosingScopeLearnsTheCallToldToTheScopeInsideIt() {
 		try (IdempotentCallScope application = IdempotentCallScope.open()) {
 			try (IdempotentCallScope callback = IdempotentCallScope.open()) {
-				IdempotentCallScope.tell(call("export_drafts", IdempotentCall.Outcome.REPLAYED));
+				IdempotentCallScope.tell(call("export_drafts", io.idempotency.Answer.REPLAYED));
 				assertThat(callback.last()).map(IdempotentCall::tool).contains("export_drafts");
 			}
-			assertThat(application.last()).map(IdempotentCall::outcome).contains(IdempotentCall.Outcome.REPLAYED);
+			assertThat(application.last()).map(IdempotentCall::answer).contains(io.idempotency.Answer.REPLAYED);
 			assertThat(IdempotentCallScope.isOpen()).isTrue();
 		}
 		assertThat(IdempotentCallScope.isOpen()).isFalse();
@@ -27,10 +27,10 @@ class IdempotentCallScopeTest {
 	@Test
 	void anInnerScopeLearnsNothingOfCallsMadeBeforeItOpened() {
 		try (IdempotentCallScope outer = IdempotentCallScope.open()) {
-			IdempotentCallScope.tell(call("first", IdempotentCall.Outcome.EXECUTED));
+			IdempotentCallScope.tell(call("first", io.idempotency.Answer.EXECUTED));
 			try (IdempotentCallScope inner = IdempotentCallScope.open()) {
 				assertThat(inner.last()).isEmpty();
-				IdempotentCallScope.tell(call("second", IdempotentCall.Outcome.IN_PROGRESS));
+				IdempotentCallScope.tell(call("second", io.idempotency.Answer.IN_PROGRESS));
 			}
 			assertThat(outer.last()).map(IdempotentCall::tool).contains("second");
 		}

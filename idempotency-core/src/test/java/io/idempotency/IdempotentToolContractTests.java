@@ -257,9 +257,9 @@ abstract class IdempotentToolContractTests {
 		ToolResult<List<Quote>> executed = inRun("r1", "rep-1", () -> this.tools.quoteEnvelope("Henderson", false));
 		ToolResult<List<Quote>> replayed = inRun("r1", "rep-1", () -> this.tools.quoteEnvelope("Henderson", false));
 
-		assertThat(executed.kind()).isEqualTo(ToolResult.Kind.EXECUTED);
+		assertThat(executed.kind()).isEqualTo(Answer.EXECUTED);
 		assertThat(executed.replayed()).isFalse();
-		assertThat(replayed.kind()).isEqualTo(ToolResult.Kind.REPLAYED);
+		assertThat(replayed.kind()).isEqualTo(Answer.REPLAYED);
 		assertThat(replayed.replayed()).isTrue();
 		assertThat(replayed.ok()).isTrue();
 		assertThat(replayed.message()).contains("Already done earlier in this run");
@@ -275,7 +275,7 @@ abstract class IdempotentToolContractTests {
 		ToolResult<List<Quote>> repeat = inRun("r1", "rep-1", () -> this.tools.quoteEnvelope("Henderson", true));
 
 		assertThat(repeat.ok()).isFalse();
-		assertThat(repeat.kind()).isEqualTo(ToolResult.Kind.PREVIOUS_ATTEMPT_FAILED);
+		assertThat(repeat.kind()).isEqualTo(Answer.PREVIOUS_ATTEMPT_FAILED);
 		assertThat(repeat.message()).contains("failed").contains("account Henderson is closed");
 	}
 
@@ -797,7 +797,7 @@ abstract class IdempotentToolContractTests {
 
 		ToolResult<QuoteTools.Receipt> repeat = inRun("r1", "rep-1", () -> this.tools.issueReceiptEnvelope("Henderson"));
 
-		assertThat(repeat.kind()).isEqualTo(ToolResult.Kind.REPLAYED_WITHOUT_RESULT);
+		assertThat(repeat.kind()).isEqualTo(Answer.REPLAYED_WITHOUT_RESULT);
 		assertThat(repeat.replayed()).isTrue();
 		assertThat(repeat.data()).isNull();
 		assertThat(this.tools.receipts() - before).isEqualTo(1);

@@ -106,8 +106,8 @@ class ObservationTest {
 			});
 			assertThat(stopped).extracting((observed) -> observed.getLowCardinalityKeyValue("outcome").getValue())
 				.containsExactly("executed", "replayed");
-			assertThat(heard).extracting(IdempotentCall::outcome)
-				.containsExactly(IdempotentCall.Outcome.EXECUTED, IdempotentCall.Outcome.REPLAYED);
+			assertThat(heard).extracting(IdempotentCall::answer)
+				.containsExactly(io.idempotency.Answer.EXECUTED, io.idempotency.Answer.REPLAYED);
 			assertThat(heard).allSatisfy((call) -> assertThat(call.toolCallName()).isEqualTo("openTicket"));
 		}
 	}

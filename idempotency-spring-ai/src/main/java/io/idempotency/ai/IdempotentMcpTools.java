@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 
+import io.idempotency.Answer;
 import io.idempotency.IdempotentCall;
 import io.idempotency.IdempotentCallScope;
 import io.idempotency.ledger.ClaimRequest;
@@ -47,16 +48,6 @@ public final class IdempotentMcpTools {
 
 	/** The {@code _meta} entry of a replay's {@code CallToolResult} that holds the notice. */
 	public static final String MESSAGE_META_KEY = "io.idempotency/message";
-
-	/** The library's answers that the server reports as the tool's error, by the kind the model reads. */
-	private static final Map<IdempotentCall.Outcome, String> REFUSALS = Map.of(
-			IdempotentCall.Outcome.IN_PROGRESS, "in_progress",
-			IdempotentCall.Outcome.PREVIOUS_ATTEMPT_FAILED, "previous_attempt_failed",
-			IdempotentCall.Outcome.REPLAYED, "replayed_without_result",
-			IdempotentCall.Outcome.CONFLICT, "refused_conflict",
-			IdempotentCall.Outcome.WITHOUT_RUN, "refused_without_run",
-			IdempotentCall.Outcome.INVALID_ARGUMENTS, "refused_invalid_arguments",
-			IdempotentCall.Outcome.LEDGER_UNAVAILABLE, "refused_ledger_unavailable");
 
 	/** Set while a decorated MCP tool runs on this thread: its callback leaves the answer to this class. */
 	private static final ThreadLocal<Boolean> answering = new ThreadLocal<>();
@@ -161,16 +152,16 @@ public final class IdempotentMcpTools {
 			if (result == null || call.isEmpty()) {
 				return result;
 			}
+			Answer answer = call.get().answer();
 			if (Boolean.TRUE.equals(result.isError())) {
 				// A refusal, or a repeat of a plain-typed tool that was not executed again, thrown as an exception;
 				// otherwise the tool's own error, as it is.
-				String kind = REFUSALS.get(call.get().outcome());
-				return (kind != null) ? refusal(result, kind) : result;
+				return (answer.isRefusal() || answer.isRepeat()) ? refusal(result, answer) : result;
 			}
 			if (call.get().envelope()) {
-				return envelope(result);
+				return envelope(result, answer);
 			}
-			return (call.get().outcome() == IdempotentCall.Outcome.REPLAYED) ? withNotice(result) : result;
+			return (answer == Answer.REPLAYED) ? withNotice(result) : result;
 		}
 		finally {
 			if (outer == null) {
@@ -184,24 +175,14 @@ public final class IdempotentMcpTools {
 	 * a repeat that was not executed again (in progress, a previous failure, done without its result) is an
 	 * error result, as for a plain-typed tool.
 	 */
-	private static CallToolResult envelope(CallToolResult result) {
-		String kind = envelopeKind(result);
-		if ("replayed".equals(kind)) {
+	private static CallToolResult envelope(CallToolResult result, Answer answer) {
+		if (answer == Answer.REPLAYED) {
 			return new CallToolResult(result.content(), result.isError(), result.structuredContent(), replayedMeta(result));
 		}
-		if (kind != null && !"executed".equals(kind)) {
+		if (answer.isRepeat()) {
 			return new CallToolResult(result.content(), true, result.structuredContent(), result.meta());
 		}
 		return result;
-	}
-
-	/** The kind of a {@code ToolResult}, from its structured content or its text. */
-	private static String envelopeKind(CallToolResult result) {
-		if (result.structuredContent() instanceof Map<?, ?> structured && structured.get("kind") instanceof String kind) {
-			return kind;
-		}
-		int text = indexOfText(result.content());
-		return (text >= 0) ? ToolAnswers.kindIn(((McpSchema.TextContent) result.content().get(text)).text()) : null;
 	}
 
 	private static Map<String, Object> replayedMeta(CallToolResult result) {
@@ -227,16 +208,16 @@ public final class IdempotentMcpTools {
 	}
 
 	/** The library's answer as the error the server made of its exception, with the kind the model reads. */
-	private static CallToolResult refusal(CallToolResult result, String kind) {
+	private static CallToolResult refusal(CallToolResult result, Answer answer) {
 		List<McpSchema.Content> content = new ArrayList<>(result.content());
 		int text = indexOfText(content);
 		String message = (text >= 0) ? ((McpSchema.TextContent) content.get(text)).text() : null;
-		McpSchema.TextContent answer = McpSchema.TextContent.builder(ToolAnswers.refused(kind, message)).build();
+		McpSchema.TextContent said = McpSchema.TextContent.builder(ToolAnswers.answer(answer, message)).build();
 		if (text >= 0) {
-			content.set(text, answer);
+			content.set(text, said);
 		}
 		else {
-			content.add(0, answer);
+			content.add(0, said);
 		}
 		return new CallToolResult(content, true, result.structuredContent(), result.meta());
 	}
@@ -252,7 +233,7 @@ public final class IdempotentMcpTools {
 
 	private static CallToolResult refused(String message) {
 		return CallToolResult.builder()
-			.content(List.of(McpSchema.TextContent.builder(ToolAnswers.refused("refused_invalid_run", message)).build()))
+			.content(List.of(McpSchema.TextContent.builder(ToolAnswers.answer(Answer.REFUSED_INVALID_RUN, message)).build()))
 			.isError(true)
 			.build();
 	}

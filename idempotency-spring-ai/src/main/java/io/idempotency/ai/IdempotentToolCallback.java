@@ -3,6 +3,7 @@ package io.idempotency.ai;
 import java.util.Objects;
 import java.util.Optional;
 
+import io.idempotency.Answer;
 import io.idempotency.IdempotentCall;
 import io.idempotency.IdempotentCallScope;
 
@@ -86,7 +87,7 @@ public final class IdempotentToolCallback implements ToolCallback {
 			// Only this tool's own call: a tool that is not idempotent may make idempotent calls of its own.
 			Optional<IdempotentCall> answered = scope.last()
 				.filter((last) -> last.toolCallName().equals(getToolDefinition().name()));
-			if (!returnDirect && answered.isPresent() && answered.get().outcome() == IdempotentCall.Outcome.REPLAYED
+			if (!returnDirect && answered.isPresent() && answered.get().answer() == Answer.REPLAYED
 					&& !answered.get().envelope()) {
 				return ToolAnswers.replayed(result);
 			}

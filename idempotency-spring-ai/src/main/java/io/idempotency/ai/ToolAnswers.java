@@ -3,6 +3,7 @@ package io.idempotency.ai;
 import java.util.Map;
 import java.util.Optional;
 
+import io.idempotency.Answer;
 import io.idempotency.IdempotencyConflictException;
 import io.idempotency.IdempotentCall;
 import io.idempotency.MissingRunException;
@@ -21,15 +22,15 @@ final class ToolAnswers {
 
 	private static final JsonMapper MAPPER = new JsonMapper();
 
-	/** The library's own answers, by the exception that carries each, and the kind the model reads. */
-	private static final Map<Class<? extends Throwable>, String> KINDS = Map.of(
-			ToolCallInProgressException.class, "in_progress",
-			PreviousAttemptFailedException.class, "previous_attempt_failed",
-			ResultNotStoredException.class, "replayed_without_result",
-			IdempotencyConflictException.class, "refused_conflict",
-			MissingRunException.class, "refused_without_run",
-			InvalidArgumentsException.class, "refused_invalid_arguments",
-			LedgerUnavailableException.class, "refused_ledger_unavailable");
+	/** The library's own answers, by the exception that carries each. */
+	private static final Map<Class<? extends Throwable>, Answer> ANSWERS = Map.of(
+			ToolCallInProgressException.class, Answer.IN_PROGRESS,
+			PreviousAttemptFailedException.class, Answer.PREVIOUS_ATTEMPT_FAILED,
+			ResultNotStoredException.class, Answer.REPLAYED_WITHOUT_RESULT,
+			IdempotencyConflictException.class, Answer.REFUSED_CONFLICT,
+			MissingRunException.class, Answer.REFUSED_WITHOUT_RUN,
+			InvalidArgumentsException.class, Answer.REFUSED_INVALID_ARGUMENTS,
+			LedgerUnavailableException.class, Answer.REFUSED_LEDGER_UNAVAILABLE);
 
 	private ToolAnswers() {
 	}
@@ -38,7 +39,7 @@ final class ToolAnswers {
 	static String replayed(String resultText) {
 		ObjectNode notice = MAPPER.createObjectNode();
 		notice.put("replayed", true);
-		notice.put("kind", "replayed");
+		notice.put("kind", Answer.REPLAYED.kind());
 		notice.put("message", IdempotentCall.replayMessage());
 		JsonNode result;
 		try {
@@ -57,9 +58,9 @@ final class ToolAnswers {
 	 */
 	static Optional<String> ofFailure(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			String kind = kindOf(cause);
-			if (kind != null) {
-				return Optional.of(answer(kind, cause.getMessage()));
+			Answer answer = answerOf(cause);
+			if (answer != null) {
+				return Optional.of(answer(answer, cause.getMessage()));
 			}
 			if (cause.getCause() == cause) {
 				break;
@@ -68,39 +69,27 @@ final class ToolAnswers {
 		return Optional.empty();
 	}
 
-	/** The {@code kind} member of a JSON object's text, or {@code null} where it has none or is not JSON. */
-	static String kindIn(String json) {
-		try {
-			JsonNode kind = (json != null) ? MAPPER.readTree(json).get("kind") : null;
-			return (kind != null && kind.isString()) ? kind.stringValue() : null;
-		}
-		catch (JacksonException ex) {
-			return null;
-		}
-	}
-
 	/** A value as JSON text. */
 	static String json(Object value) {
 		return MAPPER.writeValueAsString(value);
 	}
 
-	/** An answer of the library's own, of this kind ({@code refused_...}, {@code in_progress}, ...), with its message. */
-	static String refused(String kind, String message) {
-		return answer(kind, message);
+	/**
+	 * An answer of the library's own, a repeat not executed again or a refusal, with its message:
+	 * {@code {"replayed": <whether it is a repeat>, "kind": "...", "message": "..."}}.
+	 */
+	static String answer(Answer answer, String message) {
+		ObjectNode text = MAPPER.createObjectNode();
+		text.put("replayed", answer.isRepeat());
+		text.put("kind", answer.kind());
+		text.put("message", message);
+		return MAPPER.writeValueAsString(text);
 	}
 
-	private static String answer(String kind, String message) {
-		ObjectNode answer = MAPPER.createObjectNode();
-		answer.put("replayed", !kind.startsWith("refused"));
-		answer.put("kind", kind);
-		answer.put("message", message);
-		return MAPPER.writeValueAsString(answer);
-	}
-
-	private static String kindOf(Throwable failure) {
-		for (Map.Entry<Class<? extends Throwable>, String> kind : KINDS.entrySet()) {
-			if (kind.getKey().isInstance(failure)) {
-				return kind.getValue();
+	private static Answer answerOf(Throwable failure) {
+		for (Map.Entry<Class<? extends Throwable>, Answer> answer : ANSWERS.entrySet()) {
+			if (answer.getKey().isInstance(failure)) {
+				return answer.getValue();
 			}
 		}
 		return null;

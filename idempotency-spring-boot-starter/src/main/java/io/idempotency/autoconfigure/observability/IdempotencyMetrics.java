@@ -51,7 +51,7 @@ public class IdempotencyMetrics implements IdempotentCallListener {
 		Counter.builder("idempotency.calls")
 			.description("Calls of idempotent tools, by how they were answered")
 			.tag("tool", call.tool())
-			.tag("outcome", call.outcome().tag())
+			.tag("outcome", call.answer().tag())
 			.register(this.registry)
 			.increment();
 	}

@@ -442,12 +442,12 @@ class SpringAiToolLoopTest {
 			try (IdempotentCallScope scope = IdempotentCallScope.open()) {
 				first = export.call("{\"sku\":\"SKU-9\"}", run);
 				assertThat(scope.last()).as("the application's scope learns how the call was answered")
-					.map(IdempotentCall::outcome)
-					.contains(IdempotentCall.Outcome.EXECUTED);
+					.map(IdempotentCall::answer)
+					.contains(io.idempotency.Answer.EXECUTED);
 			}
 			try (IdempotentCallScope scope = IdempotentCallScope.open()) {
 				repeat = export.call("{\"sku\":\"SKU-9\"}", run);
-				assertThat(scope.last()).map(IdempotentCall::outcome).contains(IdempotentCall.Outcome.REPLAYED);
+				assertThat(scope.last()).map(IdempotentCall::answer).contains(io.idempotency.Answer.REPLAYED);
 			}
 
 			assertThat(repeat).isEqualTo(first).doesNotContain("replayed");
