@@ -1,0 +1,129 @@
+package io.idempotency;
+
+import java.sql.SQLException;
+import java.util.Set;
+
+import io.idempotency.ledger.ClaimRequest;
+import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.ledger.LedgerStatus;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Records the outcome of a call that won its claim: succeeded with its result (or without it, where the
+ * result cannot or may not be stored), failed or unknown, with error text scrubbed of redacted values. An
+ * outcome that cannot be recorded leaves the row attempting, for the reconciler; a transactional call's
+ * failure to record is its transaction's, and is thrown.
+ */
+final class Outcomes {
+
+	private static final Log logger = LogFactory.getLog(Outcomes.class);
+
+	private final ResultCodec results;
+
+	Outcomes(ResultCodec results) {
+		this.results = results;
+	}
+
+	void recordSuccess(JdbcLedger ledger, ToolDescriptor tool, ClaimRequest request, Object result) {
+		Object data = (tool.envelope() && result instanceof ToolResult<?> envelope) ? envelope.data() : result;
+		String json = null;
+		String notStored = null;
+		if (!tool.returnsNothing()) {
+			ResultCodec.Storable storable = this.results.storable(data, ledger.redaction(), request.arguments(),
+					request.sensitiveNames());
+			json = storable.json();
+			notStored = storable.notStored();
+		}
+		try {
+			if (notStored != null) {
+				// Never a stored null that a replay would pass off as the result: the row says it is missing.
+				logger.warn("The result of tool '" + tool.name() + "' (key " + request.key() + ") is not stored: "
+						+ notStored + ". A repeat is told the action was done, without its result");
+				ledger.recordSucceededWithoutResult(request.key(), "The result is not stored: " + notStored);
+			}
+			else {
+				ledger.recordSucceeded(request.key(), json);
+			}
+		}
+		catch (RuntimeException ex) {
+			if (tool.transactional()) {
+				throw ex;
+			}
+			if (json != null && refusedAsTooLarge(ex) && recordedWithoutResult(ledger, tool, request, ex)) {
+				return;
+			}
+			// The effect happened; the row stays attempting and the reconciler settles it.
+			logger.error("Tool '" + tool.name() + "' succeeded, but its outcome could not be recorded (key "
+					+ request.key() + "); the reconciler will settle it", ex);
+		}
+	}
+
+	/** Client classes that refuse a statement larger than the server's {@code max_allowed_packet}. */
+	private static final Set<String> PACKET_TOO_LARGE = Set.of("org.mariadb.jdbc.export.MaxAllowedPacketException",
+			"com.mysql.cj.jdbc.exceptions.PacketTooBigException");
+
+	/**
+	 * Whether the database refused the data itself, so that writing it again can never succeed: a statement
+	 * over MariaDB's or MySQL's {@code max_allowed_packet} (error 1153, or the driver's own check), a data
+	 * exception (SQL state class 22) or a program limit (class 54, PostgreSQL's for a value too large). A lost
+	 * connection or an unavailable database is not: the reconciler settles that row, with its result.
+	 */
+	static boolean refusedAsTooLarge(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			if (PACKET_TOO_LARGE.contains(cause.getClass().getName())) {
+				return true;
+			}
+			if (cause instanceof SQLException sql) {
+				String state = (sql.getSQLState() != null) ? sql.getSQLState() : "";
+				if (sql.getErrorCode() == 1153 || state.startsWith("22") || state.startsWith("54")) {
+					return true;
+				}
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * A result the database refused to store (larger than it accepts, say): the call is recorded as done
+	 * without its result, so that a repeat is told the action was done rather than left in progress.
+	 */
+	private boolean recordedWithoutResult(JdbcLedger ledger, ToolDescriptor tool, ClaimRequest request,
+			RuntimeException refused) {
+		try {
+			String reason = ledger.redaction().scrub("The result is not stored: the database refused it: "
+					+ refused.getMessage(), request.arguments(), request.sensitiveNames());
+			if (!ledger.recordSucceededWithoutResult(request.key(), reason)) {
+				return false;
+			}
+			logger.warn("The result of tool '" + tool.name() + "' (key " + request.key() + ") could not be stored, so"
+					+ " the call is recorded as done without it: " + refused.getClass().getName());
+			return true;
+		}
+		catch (RuntimeException ex) {
+			refused.addSuppressed(ex);
+			return false;
+		}
+	}
+
+	void recordFailure(JdbcLedger ledger, ToolDescriptor tool, ClaimRequest request, Throwable failure,
+			LedgerStatus outcome) {
+		// An exception's message may quote an argument, a secret among them (a URL with its API key).
+		String error = ledger.redaction().scrub(failure.getClass().getName() + ": " + failure.getMessage(),
+				request.arguments(), request.sensitiveNames());
+		try {
+			if (outcome == LedgerStatus.UNKNOWN) {
+				ledger.recordUnknown(request.key(), error);
+			}
+			else {
+				ledger.recordFailed(request.key(), error);
+			}
+		}
+		catch (RuntimeException ex) {
+			failure.addSuppressed(ex);
+			logger.error("Tool '" + tool.name() + "' failed, and its outcome could not be recorded (key "
+					+ request.key() + "); the reconciler will settle it", ex);
+		}
+	}
+
+}

@@ -1,0 +1,79 @@
+package io.idempotency;
+
+import io.idempotency.ledger.Claim;
+import io.idempotency.ledger.ClaimRequest;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Answers a call that lost its claim, from the row it lost to: the stored result (a replay), or a refusal
+ * that says why it was not executed again (in progress, a previous failure, another user's key). A tool that
+ * returns {@link ToolResult} is answered with one; others with the result or an exception.
+ */
+final class Repeats {
+
+	private static final Log logger = LogFactory.getLog(Repeats.class);
+
+	private final ResultCodec results;
+
+	private final CallReports reports;
+
+	Repeats(ResultCodec results, CallReports reports) {
+		this.results = results;
+		this.reports = reports;
+	}
+
+	Object answer(ToolDescriptor tool, Claim claim, ClaimRequest request) {
+		if (claim instanceof Claim.Replay replay) {
+			return replay(tool, replay, request);
+		}
+		if (claim instanceof Claim.PreviousAttemptFailed failed) {
+			this.reports.tell(tool, request, Answer.PREVIOUS_ATTEMPT_FAILED);
+			if (tool.envelope()) {
+				return ToolResult.previousAttemptFailed(failed.error());
+			}
+			throw new PreviousAttemptFailedException(tool.name(), failed.error());
+		}
+		if (claim instanceof Claim.InProgress inProgress) {
+			this.reports.tell(tool, request, Answer.IN_PROGRESS);
+			if (tool.envelope()) {
+				return ToolResult.inProgress(inProgress.since());
+			}
+			throw new ToolCallInProgressException(tool.name(), inProgress.since());
+		}
+		this.reports.tell(tool, request, Answer.REFUSED_CONFLICT);
+		throw new IdempotencyConflictException(tool.name());
+	}
+
+	private Object replay(ToolDescriptor tool, Claim.Replay replay, ClaimRequest request) {
+		if (replay.result() == null && !tool.returnsNothing()) {
+			return withoutResult(tool, request, null);
+		}
+		Object data;
+		try {
+			data = this.results.read(replay.result(), tool.dataType());
+		}
+		catch (ResultCodec.UnreadableResultException ex) {
+			// The result type changed since the row was written: done, not done again, and never a guess.
+			logger.warn("The stored result of tool '" + tool.name() + "' (key " + request.key() + ") cannot be read"
+					+ " back: " + ex.getMessage() + ". A repeat is told the action was done, without its result");
+			return withoutResult(tool, request, ex);
+		}
+		this.reports.tell(tool, request, Answer.REPLAYED);
+		return tool.envelope() ? ToolResult.replayed(data) : data;
+	}
+
+	/** A repeat of a call that succeeded, whose result there is none of to show: done, not done again. */
+	private Object withoutResult(ToolDescriptor tool, ClaimRequest request, Exception cause) {
+		this.reports.tell(tool, request, Answer.REPLAYED_WITHOUT_RESULT);
+		if (tool.envelope()) {
+			return ToolResult.replayedWithoutResult();
+		}
+		ResultNotStoredException notStored = new ResultNotStoredException(tool.name());
+		if (cause != null) {
+			notStored.initCause(cause);
+		}
+		throw notStored;
+	}
+
+}

@@ -1,0 +1,214 @@
+package io.idempotency;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+import io.idempotency.ledger.ClaimRequest;
+import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.ledger.LockConflicts;
+
+import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionSystemException;
+import org.springframework.transaction.support.ResourceTransactionManager;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Runs the calls of transactional tools: claim, effect and outcome in one transaction of the ledger's
+ * {@code DataSource}, the caller's when it holds one at READ COMMITTED or below, else one of its own. Identical
+ * callers that lose a lock conflict to a running call are told it is in progress.
+ */
+final class TransactionalCalls {
+
+	/** How often a transactional call claims anew after a deadlock among identical callers. */
+	private static final int CLAIM_ATTEMPTS = 3;
+
+	private final JdbcLedger ledger;
+
+	private final PlatformTransactionManager transactionManager;
+
+	private final ToolTransactions transactions;
+
+	private final String problem;
+
+	private final CallReports reports;
+
+	/** The claim and the call, on the ledger it is given: the caller's transaction's. */
+	@FunctionalInterface
+	interface ClaimedCall {
+
+		Object claimAndCall(JdbcLedger ledger) throws Throwable;
+
+	}
+
+	TransactionalCalls(JdbcLedger ledger, PlatformTransactionManager transactionManager, CallReports reports) {
+		this.ledger = ledger;
+		this.transactionManager = transactionManager;
+		this.reports = reports;
+		if (transactionManager != null && ledger.joinsTransactionsOf(transactionManager)) {
+			this.transactions = new ToolTransactions(transactionManager);
+			this.problem = null;
+		}
+		else {
+			this.transactions = null;
+			this.problem = (transactionManager == null)
+					? "no single transaction manager of the ledger's DataSource was found (there is none, or there are"
+							+ " several and none is primary)"
+					: "its transaction manager (" + transactionManager.getClass().getSimpleName() + ") does not hold"
+							+ " connections of the ledger's DataSource, so the claim and the tool's effect would commit"
+							+ " separately";
+		}
+	}
+
+	boolean supported() {
+		return this.transactions != null;
+	}
+
+	/** Why transactional tools cannot run, in words that follow "is transactional, but"; {@code null} if they can. */
+	String problem() {
+		return this.problem;
+	}
+
+	Object call(ToolDescriptor tool, ClaimRequest request, ClaimedCall call) throws Throwable {
+		if (this.transactions == null) {
+			throw new IllegalStateException("Tool '" + tool.name() + "' is transactional, but " + this.problem
+					+ ". Nothing was executed");
+		}
+		ConnectionHolder callers = callersConnection(tool);
+		boolean joinsCallersTransaction = callers != null;
+		if (joinsCallersTransaction) {
+			checkCallersIsolation(tool, callers);
+		}
+		JdbcLedger joined = this.ledger.inCallersTransaction();
+		for (int attempt = 1;; attempt++) {
+			try {
+				return this.transactions.execute((status) -> {
+					try {
+						return call.claimAndCall(joined);
+					}
+					catch (RuntimeException | Error ex) {
+						throw ex;
+					}
+					catch (Throwable ex) {
+						throw new CheckedFailure(ex);
+					}
+				});
+			}
+			catch (CheckedFailure ex) {
+				throw ex.getCause();
+			}
+			catch (CannotCreateTransactionException ex) {
+				// No connection for the transaction: nothing was claimed, nothing ran.
+				throw this.reports.ledgerUnavailable(tool, request, ex);
+			}
+			catch (TransactionSystemException ex) {
+				// A claim that failed on a lost connection, whose rollback then failed too: the claim's failure is
+				// the answer (the server rolls back what a lost connection had not committed).
+				if (ex.getApplicationException() instanceof LedgerUnavailableException unavailable) {
+					unavailable.addSuppressed(ex);
+					throw unavailable;
+				}
+				throw ex;
+			}
+			catch (ClaimContended ex) {
+				// A deadlock among callers that waited on a winner which rolled back: the key may be free again,
+				// and this transaction is gone, so claim anew. A lock wait that timed out means the winner is
+				// still running: that is an answer.
+				if (joinsCallersTransaction || ex.winnerStillRunning() || attempt >= CLAIM_ATTEMPTS) {
+					// A repeat answered as in progress: a replay, counted as the ledger counts a lost claim.
+					this.ledger.recordReplay(request.key());
+					this.reports.tell(tool, request, Answer.IN_PROGRESS);
+					if (tool.envelope()) {
+						return ToolResult.inProgress(null);
+					}
+					throw new ToolCallInProgressException(tool.name(), null);
+				}
+			}
+		}
+	}
+
+	/**
+	 * The connection of the ledger's {@code DataSource} that a caller's transaction holds, which the call
+	 * joins; {@code null} outside a transaction, or in one that holds none (on another {@code DataSource}: the
+	 * call then runs in a transaction of its own). A transaction of the tools' own transaction manager that holds
+	 * no such connection (a JPA dialect that exposes none) is refused: the claim could not join it.
+	 */
+	private ConnectionHolder callersConnection(ToolDescriptor tool) {
+		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+			return null;
+		}
+		if (TransactionSynchronizationManager.getResource(this.ledger.dataSource()) instanceof ConnectionHolder holder) {
+			return holder;
+		}
+		if (this.transactionManager instanceof ResourceTransactionManager resources
+				&& TransactionSynchronizationManager.hasResource(resources.getResourceFactory())) {
+			throw new IllegalStateException("Tool '" + tool.name() + "' is transactional and was called inside a"
+					+ " transaction of " + this.transactionManager.getClass().getSimpleName() + " that holds no JDBC"
+					+ " connection of the ledger's DataSource, so its claim could not join it. Nothing was executed."
+					+ " Use a JPA dialect that exposes its connection (HibernateJpaDialect does), or call the tool"
+					+ " outside that transaction");
+		}
+		return null;
+	}
+
+	/**
+	 * A claim in the caller's transaction must see rows that other callers committed after that transaction
+	 * began, or a loser neither wins nor finds the row it lost to: refuse, before anything runs, to join a
+	 * transaction above READ COMMITTED. The level is the one the transaction declared, else the one of the
+	 * connection it holds, whichever transaction manager began it (a JPA one included).
+	 */
+	private void checkCallersIsolation(ToolDescriptor tool, ConnectionHolder callers) {
+		Integer declared = TransactionSynchronizationManager.getCurrentTransactionIsolationLevel();
+		int isolation;
+		try {
+			isolation = (declared != null) ? declared : callers.getConnection().getTransactionIsolation();
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not read the isolation of the caller's transaction", ex);
+		}
+		if (isolation > Connection.TRANSACTION_READ_COMMITTED) {
+			throw new IllegalStateException("Tool '" + tool.name() + "' is transactional and was called inside a"
+					+ " transaction at " + isolationName(isolation) + ", so its claim could not see a concurrent"
+					+ " caller's. Nothing was executed. Call it outside a transaction, or in one at READ COMMITTED"
+					+ " (@Transactional(isolation = Isolation.READ_COMMITTED))");
+		}
+	}
+
+	private static String isolationName(int isolation) {
+		return switch (isolation) {
+			case Connection.TRANSACTION_REPEATABLE_READ -> "REPEATABLE READ";
+			case Connection.TRANSACTION_SERIALIZABLE -> "SERIALIZABLE";
+			default -> "isolation level " + isolation;
+		};
+	}
+
+	/** A transactional claim that lost a lock wait or a deadlock to identical callers. */
+	static final class ClaimContended extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		ClaimContended(PessimisticLockingFailureException cause) {
+			super(cause);
+		}
+
+		/** A lock wait that timed out, rather than a deadlock: the winner holds its row still. */
+		boolean winnerStillRunning() {
+			return LockConflicts.isLockWaitTimeout(getCause());
+		}
+
+	}
+
+	/** Carries a checked exception through a transaction callback. */
+	private static final class CheckedFailure extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		CheckedFailure(Throwable cause) {
+			super(cause);
+		}
+
+	}
+
+}
