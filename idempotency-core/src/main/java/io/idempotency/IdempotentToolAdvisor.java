@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 
 import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.run.RunResolver;
 import io.idempotency.run.RunSource;
 import io.micrometer.observation.ObservationRegistry;
 import org.aopalliance.aop.Advice;

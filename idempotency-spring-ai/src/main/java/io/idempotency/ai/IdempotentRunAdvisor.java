@@ -3,12 +3,11 @@ package io.idempotency.ai;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.Optional;
 import java.util.UUID;
 
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
+import io.idempotency.run.RunResolver;
 import io.idempotency.run.RunSource;
 import reactor.core.publisher.Flux;
 import reactor.util.context.Context;
@@ -42,11 +41,7 @@ public final class IdempotentRunAdvisor implements CallAdvisor, StreamAdvisor {
 	/** Ahead of {@code ToolCallingAdvisor.DEFAULT_ORDER} ({@code HIGHEST_PRECEDENCE + 300}). */
 	public static final int DEFAULT_ORDER = Ordered.HIGHEST_PRECEDENCE + 100;
 
-	private final String runIdKey;
-
-	private final String userIdKey;
-
-	private final List<RunSource> sources;
+	private final RunResolver runs;
 
 	/** With the default tool context keys, {@code runId} and {@code userId}, and no run sources. */
 	public IdempotentRunAdvisor() {
@@ -59,9 +54,7 @@ public final class IdempotentRunAdvisor implements CallAdvisor, StreamAdvisor {
 	 * @param sources where to look for the run after the tool context and {@code RunContext}
 	 */
 	public IdempotentRunAdvisor(String runIdKey, String userIdKey, List<RunSource> sources) {
-		this.runIdKey = requireText(runIdKey, "runIdKey");
-		this.userIdKey = requireText(userIdKey, "userIdKey");
-		this.sources = List.copyOf(Objects.requireNonNull(sources, "sources"));
+		this.runs = new RunResolver(runIdKey, userIdKey, sources);
 	}
 
 	@Override
@@ -92,23 +85,8 @@ public final class IdempotentRunAdvisor implements CallAdvisor, StreamAdvisor {
 	/** The run of a request, as the class documentation says. */
 	Run runOf(ChatClientRequest request) {
 		Map<String, Object> toolContext = toolContextOf(request.prompt());
-		Object runId = toolContext.get(this.runIdKey);
-		if (runId != null && !runId.toString().isBlank()) {
-			Object userId = toolContext.get(this.userIdKey);
-			return new Run(runId.toString(), (userId != null) ? userId.toString() : null);
-		}
-		Optional<Run> bound = RunContext.current();
-		if (bound.isPresent()) {
-			return bound.get();
-		}
-		for (RunSource source : this.sources) {
-			Optional<Run> run = source.currentRun();
-			if (run.isPresent()) {
-				return run.get();
-			}
-		}
-		Object userId = toolContext.get(this.userIdKey);
-		return new Run(UUID.randomUUID().toString(), (userId != null) ? userId.toString() : null);
+		return this.runs.resolve(toolContext)
+			.orElseGet(() -> new Run(UUID.randomUUID().toString(), this.runs.userIdIn(toolContext)));
 	}
 
 	private ChatClientRequest withRun(ChatClientRequest request, Run run) {
@@ -116,9 +94,9 @@ public final class IdempotentRunAdvisor implements CallAdvisor, StreamAdvisor {
 			return request;
 		}
 		Map<String, Object> toolContext = new HashMap<>(toolContextOf(request.prompt()));
-		toolContext.put(this.runIdKey, run.runId());
+		toolContext.put(this.runs.runIdKey(), run.runId());
 		if (run.userId() != null) {
-			toolContext.put(this.userIdKey, run.userId());
+			toolContext.put(this.runs.userIdKey(), run.userId());
 		}
 		ToolCallingChatOptions withRun = options.mutate().toolContext(toolContext).build();
 		return request.mutate().prompt(new Prompt(request.prompt().getInstructions(), withRun)).build();
@@ -131,11 +109,5 @@ public final class IdempotentRunAdvisor implements CallAdvisor, StreamAdvisor {
 		return Map.of();
 	}
 
-	private static String requireText(String value, String name) {
-		if (value == null || value.isBlank()) {
-			throw new IllegalArgumentException(name + " must not be blank");
-		}
-		return value;
-	}
 
 }
