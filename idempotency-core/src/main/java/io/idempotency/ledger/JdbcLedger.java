@@ -1,24 +1,18 @@
 package io.idempotency.ledger;
 
 import java.lang.reflect.Method;
-import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -31,21 +25,13 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.core.RowCallbackHandler;
-import org.springframework.jdbc.datasource.ConnectionHolder;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
 import org.springframework.util.ReflectionUtils;
-import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.ResourceTransactionManager;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionSynchronizationUtils;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The ledger on a relational database: a table whose unique constraint on the idempotency key decides,
@@ -87,14 +73,18 @@ public final class JdbcLedger implements AutoCloseable {
 
 	private static final int[] OVERTURN_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR };
 
-	private static final int[] RESOLVE_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.BIGINT,
-			Types.VARCHAR };
 
 	private final DataSource dataSource;
 
 	private final JdbcTemplate jdbc;
 
-	private final TransactionTemplate ownTransaction;
+	private final OwnTransactions transactions;
+
+	private final LedgerRows rows;
+
+	private final ReconcileQueue queue;
+
+	private final LedgerQueries queries;
 
 	private final LedgerDialect dialect;
 
@@ -157,10 +147,10 @@ public final class JdbcLedger implements AutoCloseable {
 		this.sql = new LedgerStatements(this.dialect, this.table);
 		this.jdbc = new JdbcTemplate(dataSource);
 		this.jdbc.setExceptionTranslator(LockConflicts.translator(this.jdbc.getExceptionTranslator()));
-		DataSourceTransactionManager transactions = new DataSourceTransactionManager(dataSource);
-		this.ownTransaction = new TransactionTemplate(transactions);
-		this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
-		this.ownTransaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+		this.transactions = new OwnTransactions(dataSource, this.jdbc);
+		this.rows = new LedgerRows(this.dialect);
+		this.queue = new ReconcileQueue(this.jdbc, this.sql, this.dialect, this.rows, this.transactions);
+		this.queries = new LedgerQueries(this.jdbc, this.sql, this.rows);
 		this.replays = new ReplayCounter(REPLAY_COUNT_CAPACITY);
 		this.lateCompletions = new AtomicLong();
 		this.lateSuccesses = new AtomicLong();
@@ -172,7 +162,10 @@ public final class JdbcLedger implements AutoCloseable {
 	private JdbcLedger(JdbcLedger ledger, boolean joinCallersTransaction) {
 		this.dataSource = ledger.dataSource;
 		this.jdbc = ledger.jdbc;
-		this.ownTransaction = ledger.ownTransaction;
+		this.transactions = ledger.transactions;
+		this.rows = ledger.rows;
+		this.queue = ledger.queue;
+		this.queries = ledger.queries;
 		this.dialect = ledger.dialect;
 		this.table = ledger.table;
 		this.sql = ledger.sql;
@@ -376,7 +369,7 @@ public final class JdbcLedger implements AutoCloseable {
 					}
 					row.getLong(2);
 					return row.wasNull() ? Optional.<Claim>empty()
-							: Optional.of(answerFrom(answerEntry(row, 2, request, storedArguments), request));
+							: Optional.of(answerFrom(this.rows.answerEntry(row, 2, request, storedArguments), request));
 				});
 		if (claim.isPresent()) {
 			return claim;
@@ -395,7 +388,7 @@ public final class JdbcLedger implements AutoCloseable {
 	}
 
 	private Optional<Claim> findClaimed(ClaimRequest request, String storedArguments) {
-		return this.jdbc.query(this.sql.findClaimed, (row, n) -> answerEntry(row, 1, request, storedArguments),
+		return this.jdbc.query(this.sql.findClaimed, (row, n) -> this.rows.answerEntry(row, 1, request, storedArguments),
 				request.key().value()).stream().findFirst().map((entry) -> answerFrom(entry, request));
 	}
 
@@ -478,12 +471,12 @@ public final class JdbcLedger implements AutoCloseable {
 		boolean holdsClaim = this.inFlight.contains(key);
 		try {
 			updated = committed(() -> this.jdbc.update(this.sql.recordOutcome,
-					new Object[] { outcome.columnValue(), resultJson, truncate(error), key.value() }, OUTCOME_TYPES));
+					new Object[] { outcome.columnValue(), resultJson, LedgerRows.truncate(error), key.value() }, OUTCOME_TYPES));
 			if (updated == 0 && outcome == LedgerStatus.SUCCEEDED && holdsClaim && !this.joinCallersTransaction) {
 				// Only a reconciler (or a person) can have settled a row whose claim this call holds: a failure
 				// it wrote meant that no effect was found while the call still ran. The effect is here.
 				int overturned = committed(() -> this.jdbc.update(this.sql.overturnFailure,
-						new Object[] { resultJson, truncate(error), key.value() }, OVERTURN_TYPES));
+						new Object[] { resultJson, LedgerRows.truncate(error), key.value() }, OVERTURN_TYPES));
 				if (overturned == 1) {
 					this.lateSuccesses.incrementAndGet();
 					this.settled.forget(key);
@@ -537,20 +530,21 @@ public final class JdbcLedger implements AutoCloseable {
 
 	/** The row of a key, if there is one. */
 	public Optional<LedgerEntry> find(IdempotencyKey key) {
-		return this.jdbc.query(this.sql.findByKey, this::entry, key.value()).stream().findFirst();
+		return this.jdbc.query(this.sql.findByKey, this.rows::entry, key.value()).stream().findFirst();
 	}
 
 	/**
 	 * Takes a batch of rows that have been attempting or unknown for longer than a threshold (since their
-	 * claim or their last {@linkplain #heartbeat() heartbeat}, whichever is later), for the reconciler, and leases them: until the lease ends, or the row is resolved or postponed by this lease,
-	 * no other caller (on this or any other instance) receives the same rows.
+	 * claim or their last {@linkplain #heartbeat() heartbeat}, whichever is later), for the reconciler, and
+	 * leases them: until the lease ends, or the row is resolved or postponed by this lease, no other caller (on
+	 * this or any other instance) receives the same rows.
 	 * @param olderThan how long a row must have been unsettled
 	 * @param limit the most rows to take
 	 * @param leaseFor how long the rows are reserved for the caller
 	 * @return the leased rows, oldest first, each carrying its lease in {@link LedgerEntry#reconcileOwner()}
 	 */
 	public List<LedgerEntry> leaseStale(Duration olderThan, int limit, Duration leaseFor) {
-		return lease(this.sql.findStale, List.of(), olderThan, limit, leaseFor);
+		return this.queue.leaseStale(olderThan, limit, leaseFor);
 	}
 
 	/**
@@ -558,56 +552,12 @@ public final class JdbcLedger implements AutoCloseable {
 	 * calls legitimately run longer than others.
 	 */
 	public List<LedgerEntry> leaseStaleOf(Set<String> tools, Duration olderThan, int limit, Duration leaseFor) {
-		if (tools.isEmpty()) {
-			return List.of();
-		}
-		return lease(this.sql.findStale(tools.size(), true), List.copyOf(tools), olderThan, limit, leaseFor);
+		return this.queue.leaseStaleOf(tools, olderThan, limit, leaseFor);
 	}
 
 	/** As {@link #leaseStale(Duration, int, Duration)}, for the rows of all tools but the given ones. */
 	public List<LedgerEntry> leaseStaleExcept(Set<String> tools, Duration olderThan, int limit, Duration leaseFor) {
-		return lease(this.sql.findStale(tools.size(), false), List.copyOf(tools), olderThan, limit, leaseFor);
-	}
-
-	private List<LedgerEntry> lease(String findStale, List<String> tools, Duration olderThan, int limit,
-			Duration leaseFor) {
-		requireNotNegative(olderThan, "olderThan");
-		requirePositive(leaseFor, "leaseFor");
-		if (limit < 1) {
-			throw new IllegalArgumentException("limit must be at least 1, but was " + limit);
-		}
-		String owner = UUID.randomUUID().toString();
-		List<Object> parameters = new ArrayList<>();
-		parameters.add(micros(olderThan));
-		parameters.add(micros(olderThan));
-		parameters.addAll(tools);
-		parameters.add(limit);
-		if (this.dialect.leasesInOneStatement()) {
-			parameters.add(0, owner);
-			parameters.add(1, micros(leaseFor));
-			List<LedgerEntry> leased = new ArrayList<>(committed(() -> this.jdbc.query(
-					this.sql.leaseInOneStatement(findStale), this::entry, parameters.toArray())));
-			leased.sort(Comparator.comparing(LedgerEntry::startedAt).thenComparingLong(LedgerEntry::id));
-			return leased;
-		}
-		return this.ownTransaction.execute((status) -> {
-			List<LedgerEntry> stale = this.jdbc.query(findStale, this::entry, parameters.toArray());
-			if (stale.isEmpty()) {
-				return stale;
-			}
-			List<Object> lease = new ArrayList<>(stale.size() + 2);
-			lease.add(owner);
-			lease.add(micros(leaseFor));
-			stale.forEach((entry) -> lease.add(entry.id()));
-			this.jdbc.update(this.sql.lease(stale.size()), lease.toArray());
-			List<LedgerEntry> leased = new ArrayList<>(stale.size());
-			for (LedgerEntry entry : stale) {
-				leased.add(new LedgerEntry(entry.id(), entry.key(), entry.runId(), entry.userId(), entry.tool(),
-						entry.arguments(), entry.status(), entry.result(), entry.error(), entry.startedAt(),
-						entry.finishedAt(), entry.replayCount(), entry.reconcileAttempts() + 1, owner));
-			}
-			return leased;
-		});
+		return this.queue.leaseStaleExcept(tools, olderThan, limit, leaseFor);
 	}
 
 	/**
@@ -615,7 +565,7 @@ public final class JdbcLedger implements AutoCloseable {
 	 * @return whether it was resolved; {@code false} if the lease was lost or the row settled meanwhile
 	 */
 	public boolean resolveSucceeded(LedgerEntry leased, String resultJson) {
-		return resolve(leased, LedgerStatus.SUCCEEDED, resultJson, null);
+		return this.queue.resolve(leased, LedgerStatus.SUCCEEDED, resultJson, null);
 	}
 
 	/**
@@ -623,13 +573,7 @@ public final class JdbcLedger implements AutoCloseable {
 	 * @return whether it was resolved; {@code false} if the lease was lost or the row settled meanwhile
 	 */
 	public boolean resolveFailed(LedgerEntry leased, String error) {
-		return resolve(leased, LedgerStatus.FAILED, null, error);
-	}
-
-	private boolean resolve(LedgerEntry leased, LedgerStatus outcome, String resultJson, String error) {
-		String owner = requireLease(leased);
-		return committed(() -> this.jdbc.update(this.sql.resolve,
-				new Object[] { outcome.columnValue(), resultJson, truncate(error), leased.id(), owner }, RESOLVE_TYPES)) == 1;
+		return this.queue.resolve(leased, LedgerStatus.FAILED, null, error);
 	}
 
 	/**
@@ -638,9 +582,7 @@ public final class JdbcLedger implements AutoCloseable {
 	 * @return whether the row was given back; {@code false} if the lease was lost or the row settled
 	 */
 	public boolean postpone(LedgerEntry leased, Duration retryAfter) {
-		requireNotNegative(retryAfter, "retryAfter");
-		String owner = requireLease(leased);
-		return committed(() -> this.jdbc.update(this.sql.postpone, micros(retryAfter), leased.id(), owner)) == 1;
+		return this.queue.postpone(leased, retryAfter);
 	}
 
 	/**
@@ -649,14 +591,14 @@ public final class JdbcLedger implements AutoCloseable {
 	 * @return how many rows were deleted
 	 */
 	public long purgeSettled(Duration retention, int batchSize) {
-		requireNotNegative(retention, "retention");
+		LedgerRows.requireNotNegative(retention, "retention");
 		if (batchSize < 1) {
 			throw new IllegalArgumentException("batchSize must be at least 1, but was " + batchSize);
 		}
 		long total = 0;
 		int deleted;
 		do {
-			deleted = committed(() -> this.jdbc.update(this.sql.purgeSettled, micros(retention), batchSize));
+			deleted = committed(() -> this.jdbc.update(this.sql.purgeSettled, LedgerRows.micros(retention), batchSize));
 			total += deleted;
 		}
 		while (deleted == batchSize);
@@ -687,7 +629,7 @@ public final class JdbcLedger implements AutoCloseable {
 			return 0;
 		}
 		try {
-			this.ownTransaction.executeWithoutResult((status) -> this.jdbc.batchUpdate(this.sql.addReplays, counts,
+			this.transactions.executeWithoutResult((status) -> this.jdbc.batchUpdate(this.sql.addReplays, counts,
 					counts.size(), (statement, count) -> {
 						statement.setLong(1, count.replays());
 						statement.setString(2, count.key().value());
@@ -705,9 +647,7 @@ public final class JdbcLedger implements AutoCloseable {
 	 * far as replay counts have been flushed.
 	 */
 	public ReplayStatistics replayStatistics(Duration window) {
-		requirePositive(window, "window");
-		return this.jdbc.queryForObject(this.sql.replayStatistics,
-				(row, n) -> new ReplayStatistics(window, row.getLong(1), row.getLong(2)), micros(window));
+		return this.queries.replayStatistics(window);
 	}
 
 	/**
@@ -716,32 +656,17 @@ public final class JdbcLedger implements AutoCloseable {
 	 * such a row is a claim committed without its transaction and waits for a person.
 	 */
 	public long countUnsettledOf(Set<String> tools, Duration olderThan) {
-		requireNotNegative(olderThan, "olderThan");
-		if (tools.isEmpty()) {
-			return 0;
-		}
-		List<Object> parameters = new ArrayList<>(tools);
-		parameters.add(0, micros(olderThan));
-		return this.jdbc.queryForObject(this.sql.countUnsettledOf(tools.size()), Long.class, parameters.toArray());
+		return this.queries.countUnsettledOf(tools, olderThan);
 	}
 
 	/** How many rows there are of each status (a scan of the table: for an operator's view, not a hot path). */
 	public Map<LedgerStatus, Long> countByStatus() {
-		Map<LedgerStatus, Long> counts = new EnumMap<>(LedgerStatus.class);
-		for (LedgerStatus status : LedgerStatus.values()) {
-			counts.put(status, 0L);
-		}
-		this.jdbc.query(this.sql.countByStatus,
-				(RowCallbackHandler) (row) -> counts.put(LedgerStatus.ofColumnValue(row.getString(1)), row.getLong(2)));
-		return counts;
+		return this.queries.countByStatus();
 	}
 
 	/** The oldest rows still attempting or unknown, oldest first. */
 	public List<LedgerEntry> oldestUnsettled(int limit) {
-		if (limit < 1) {
-			throw new IllegalArgumentException("limit must be at least 1, but was " + limit);
-		}
-		return this.jdbc.query(this.sql.oldestUnsettled, this::entry, limit);
+		return this.queries.oldestUnsettled(limit);
 	}
 
 	/**
@@ -749,7 +674,7 @@ public final class JdbcLedger implements AutoCloseable {
 	 * {@code maxAttempts}, the rows that wait for a human.
 	 */
 	public long countAwaitingHuman(int attempts) {
-		return this.jdbc.queryForObject(this.sql.countAwaitingHuman, Long.class, attempts);
+		return this.queries.countAwaitingHuman(attempts);
 	}
 
 	/**
@@ -787,121 +712,9 @@ public final class JdbcLedger implements AutoCloseable {
 		}
 	}
 
-	/**
-	 * Runs ledger statements so that they are committed when this returns, whatever the caller's transaction
-	 * does and whatever the pool's auto-commit setting. Outside any Spring-managed transaction they run on
-	 * one connection of their own: with auto-commit on, each statement commits itself and nothing is added;
-	 * with it off (a common setting of pools used with JPA), the ledger commits them itself. Inside a
-	 * transaction, they run in a new transaction of their own, with the caller's suspended.
-	 */
+	/** Ledger statements committed when this returns (see {@link OwnTransactions}); as they are, in the caller's. */
 	private <T> T committed(Supplier<T> statements) {
-		if (this.joinCallersTransaction) {
-			return statements.get();
-		}
-		if (TransactionSynchronizationManager.isSynchronizationActive()
-				|| TransactionSynchronizationManager.hasResource(this.dataSource)) {
-			return inOwnTransaction(statements);
-		}
-		return onOwnConnection(statements);
-	}
-
-	private <T> T inOwnTransaction(Supplier<T> statements) {
-		try {
-			return this.ownTransaction.execute((status) -> statements.get());
-		}
-		catch (CannotCreateTransactionException ex) {
-			// A pool with no connection left is the common cause: every caller holds one in its own transaction.
-			throw new CannotCreateTransactionException("The idempotency ledger could not get a connection of its own"
-					+ " while the caller's transaction holds one. A ledger write inside a caller's transaction needs a"
-					+ " second connection: size the pool above the number of calls that can run inside transactions at"
-					+ " once (" + ex.getMessage() + ")", ex);
-		}
-	}
-
-	private <T> T onOwnConnection(Supplier<T> statements) {
-		Connection connection = DataSourceUtils.getConnection(this.dataSource);
-		TransactionSynchronizationManager.bindResource(this.dataSource, new ConnectionHolder(connection));
-		boolean autoCommit = true;
-		try {
-			autoCommit = connection.getAutoCommit();
-			T result = statements.get();
-			if (!autoCommit) {
-				connection.commit();
-			}
-			return result;
-		}
-		catch (SQLException ex) {
-			rollback(connection, autoCommit, ex);
-			throw this.jdbc.getExceptionTranslator().translate("Committing the idempotency ledger's writes", null, ex);
-		}
-		catch (RuntimeException | Error ex) {
-			rollback(connection, autoCommit, ex);
-			throw ex;
-		}
-		finally {
-			TransactionSynchronizationManager.unbindResource(this.dataSource);
-			DataSourceUtils.releaseConnection(connection, this.dataSource);
-		}
-	}
-
-	private static void rollback(Connection connection, boolean autoCommit, Throwable failure) {
-		if (autoCommit) {
-			return;
-		}
-		try {
-			connection.rollback();
-		}
-		catch (SQLException ex) {
-			failure.addSuppressed(ex);
-		}
-	}
-
-	/** A row of {@link LedgerStatements#COLUMNS}, read by position in that order. */
-	private LedgerEntry entry(ResultSet row, int rowNumber) throws SQLException {
-		return new LedgerEntry(row.getLong(1), new IdempotencyKey(row.getString(2)), row.getString(3), row.getString(4),
-				row.getString(5), row.getString(6), LedgerStatus.ofColumnValue(row.getString(7)), row.getString(8),
-				row.getString(9), this.dialect.timestamp(row, 10), this.dialect.timestamp(row, 11), row.getInt(12),
-				row.getInt(13), row.getString(14));
-	}
-
-	/**
-	 * A row as a lost claim reads it: {@link LedgerStatements#ANSWER_COLUMNS} by position, from column
-	 * {@code first}. The key, run, tool and arguments are the claim's own.
-	 */
-	private LedgerEntry answerEntry(ResultSet row, int first, ClaimRequest request, String storedArguments)
-			throws SQLException {
-		return new LedgerEntry(row.getLong(first), request.key(), request.runId(), row.getString(first + 1),
-				request.tool(), storedArguments, LedgerStatus.ofColumnValue(row.getString(first + 2)),
-				row.getString(first + 3), row.getString(first + 4), this.dialect.timestamp(row, first + 5),
-				this.dialect.timestamp(row, first + 6), row.getInt(first + 7), row.getInt(first + 8),
-				row.getString(first + 9));
-	}
-
-	private static String requireLease(LedgerEntry leased) {
-		if (leased.reconcileOwner() == null) {
-			throw new IllegalArgumentException("Row " + leased.id() + " was not leased: take rows with leaseStale");
-		}
-		return leased.reconcileOwner();
-	}
-
-	private static String truncate(String error) {
-		return (error == null || error.length() <= MAX_ERROR_LENGTH) ? error : error.substring(0, MAX_ERROR_LENGTH);
-	}
-
-	private static long micros(Duration duration) {
-		return TimeUnit.MICROSECONDS.convert(duration);
-	}
-
-	private static void requireNotNegative(Duration duration, String name) {
-		if (duration == null || duration.isNegative()) {
-			throw new IllegalArgumentException(name + " must be zero or more, but was " + duration);
-		}
-	}
-
-	private static void requirePositive(Duration duration, String name) {
-		if (duration == null || duration.isNegative() || duration.isZero()) {
-			throw new IllegalArgumentException(name + " must be more than zero, but was " + duration);
-		}
+		return this.joinCallersTransaction ? statements.get() : this.transactions.committed(statements);
 	}
 
 }

@@ -1,0 +1,117 @@
+package io.idempotency.ledger;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+import javax.sql.DataSource;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.support.TransactionCallback;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The ledger's own transactions: its writes commit when they return, whatever the caller's transaction does
+ * and whatever the pool's auto-commit setting.
+ */
+final class OwnTransactions {
+
+	private final DataSource dataSource;
+
+	private final JdbcTemplate jdbc;
+
+	private final TransactionTemplate ownTransaction;
+
+	OwnTransactions(DataSource dataSource, JdbcTemplate jdbc) {
+		this.dataSource = dataSource;
+		this.jdbc = jdbc;
+		this.ownTransaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+		this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		this.ownTransaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+	}
+
+	/** Work in a new transaction of the ledger's own, at READ COMMITTED, the caller's suspended. */
+	<T> T execute(TransactionCallback<T> work) {
+		return this.ownTransaction.execute(work);
+	}
+
+	/** As {@link #execute}, for work without a result. */
+	void executeWithoutResult(Consumer<TransactionStatus> work) {
+		this.ownTransaction.executeWithoutResult(work);
+	}
+
+	/**
+	 * Runs ledger statements so that they are committed when this returns, whatever the caller's transaction
+	 * does and whatever the pool's auto-commit setting. Outside any Spring-managed transaction they run on
+	 * one connection of their own: with auto-commit on, each statement commits itself and nothing is added;
+	 * with it off (a common setting of pools used with JPA), the ledger commits them itself. Inside a
+	 * transaction, they run in a new transaction of their own, with the caller's suspended.
+	 */
+	<T> T committed(Supplier<T> statements) {
+		if (TransactionSynchronizationManager.isSynchronizationActive()
+				|| TransactionSynchronizationManager.hasResource(this.dataSource)) {
+			return inOwnTransaction(statements);
+		}
+		return onOwnConnection(statements);
+	}
+
+	private <T> T inOwnTransaction(Supplier<T> statements) {
+		try {
+			return this.ownTransaction.execute((status) -> statements.get());
+		}
+		catch (CannotCreateTransactionException ex) {
+			// A pool with no connection left is the common cause: every caller holds one in its own transaction.
+			throw new CannotCreateTransactionException("The idempotency ledger could not get a connection of its own"
+					+ " while the caller's transaction holds one. A ledger write inside a caller's transaction needs a"
+					+ " second connection: size the pool above the number of calls that can run inside transactions at"
+					+ " once (" + ex.getMessage() + ")", ex);
+		}
+	}
+
+	private <T> T onOwnConnection(Supplier<T> statements) {
+		Connection connection = DataSourceUtils.getConnection(this.dataSource);
+		TransactionSynchronizationManager.bindResource(this.dataSource, new ConnectionHolder(connection));
+		boolean autoCommit = true;
+		try {
+			autoCommit = connection.getAutoCommit();
+			T result = statements.get();
+			if (!autoCommit) {
+				connection.commit();
+			}
+			return result;
+		}
+		catch (SQLException ex) {
+			rollback(connection, autoCommit, ex);
+			throw this.jdbc.getExceptionTranslator().translate("Committing the idempotency ledger's writes", null, ex);
+		}
+		catch (RuntimeException | Error ex) {
+			rollback(connection, autoCommit, ex);
+			throw ex;
+		}
+		finally {
+			TransactionSynchronizationManager.unbindResource(this.dataSource);
+			DataSourceUtils.releaseConnection(connection, this.dataSource);
+		}
+	}
+
+	private static void rollback(Connection connection, boolean autoCommit, Throwable failure) {
+		if (autoCommit) {
+			return;
+		}
+		try {
+			connection.rollback();
+		}
+		catch (SQLException ex) {
+			failure.addSuppressed(ex);
+		}
+	}
+
+}
