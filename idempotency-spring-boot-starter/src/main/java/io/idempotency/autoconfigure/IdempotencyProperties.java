@@ -393,6 +393,8 @@ public class IdempotencyProperties {
 	/** The job that resolves calls whose outcome is open. */
 	public static class Reconciler {
 
+		// Written out, so that the IDE metadata shows them; ReconcilerDefaultsTest pins them to the core's.
+
 		/** Whether this instance runs the reconciler. Several instances may: each row goes to one at a time. */
 		private boolean enabled = true;
 
@@ -638,6 +640,15 @@ public class IdempotencyProperties {
 			this.timeToLive = timeToLive;
 		}
 
+	}
+
+	/**
+	 * The settings as bound from the environment now: for the beans made before configuration properties
+	 * beans are (advisors and decorators that post-processors need early).
+	 */
+	public static IdempotencyProperties bind(org.springframework.core.env.Environment environment) {
+		return org.springframework.boot.context.properties.bind.Binder.get(environment)
+			.bindOrCreate("idempotency", IdempotencyProperties.class);
 	}
 
 	List<String> unknownExceptionsOrEmpty() {

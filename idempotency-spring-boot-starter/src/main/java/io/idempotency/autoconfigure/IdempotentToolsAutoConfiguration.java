@@ -15,7 +15,6 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
@@ -42,8 +41,7 @@ public class IdempotentToolsAutoConfiguration {
 			ObjectProvider<PlatformTransactionManager> transactionManager,
 			ObjectProvider<IdempotentCallListener> listeners, ObjectProvider<ObservationRegistry> observations) {
 		// Bound from the environment: an advisor is created early, before configuration properties beans.
-		IdempotencyProperties properties = Binder.get(environment)
-			.bindOrCreate("idempotency", IdempotencyProperties.class);
+		IdempotencyProperties properties = IdempotencyProperties.bind(environment);
 		String named = properties.getTransactionManager();
 		IdempotentToolAdvisor advisor = new IdempotentToolAdvisor(ledger::getObject,
 				() -> jsonMapper.getIfAvailable(JsonMapper::new), () -> runSources.orderedStream().toList(),

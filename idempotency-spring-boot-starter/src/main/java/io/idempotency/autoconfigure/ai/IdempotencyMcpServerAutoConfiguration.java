@@ -17,7 +17,6 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
@@ -101,8 +100,7 @@ public class IdempotencyMcpServerAutoConfiguration {
 		/** Made at the first tool, when every bean definition is known. */
 		private IdempotentMcpTools tools() {
 			if (this.tools == null) {
-				IdempotencyProperties properties = Binder.get(this.environment)
-					.bindOrCreate("idempotency", IdempotencyProperties.class);
+				IdempotencyProperties properties = IdempotencyProperties.bind(this.environment);
 				this.tools = new IdempotentMcpTools(properties.getMcp().getRunIdMetaKey(),
 						IdempotentToolRegistry.exposedToolNames(this.beanFactory), caller());
 			}

@@ -20,7 +20,6 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -81,8 +80,7 @@ public class IdempotencySpringAiAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		IdempotentRunAdvisor idempotentRunAdvisor(Environment environment, ObjectProvider<RunSource> runSources) {
-			IdempotencyProperties properties = Binder.get(environment)
-				.bindOrCreate("idempotency", IdempotencyProperties.class);
+			IdempotencyProperties properties = IdempotencyProperties.bind(environment);
 			return new IdempotentRunAdvisor(properties.getToolContext().getRunIdKey(),
 					properties.getToolContext().getUserIdKey(), runSources.orderedStream().toList());
 		}
