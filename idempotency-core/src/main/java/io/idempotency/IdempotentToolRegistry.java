@@ -90,10 +90,7 @@ public final class IdempotentToolRegistry implements SmartInitializingSingleton,
 		Map<String, RegisteredTool> registered = new HashMap<>();
 		for (String beanName : this.beanFactory.getBeanDefinitionNames()) {
 			BeanDefinition definition = this.beanFactory.getMergedBeanDefinition(beanName);
-			if (definition.isAbstract() || definition.getRole() == BeanDefinition.ROLE_INFRASTRUCTURE) {
-				continue;
-			}
-			Class<?> type = this.beanFactory.getType(beanName, false);
+			Class<?> type = applicationBeanType(this.beanFactory, beanName);
 			if (type == null) {
 				continue;
 			}
@@ -101,10 +98,7 @@ public final class IdempotentToolRegistry implements SmartInitializingSingleton,
 			boolean created = definition.isSingleton() && !definition.isLazyInit();
 			Object bean = created ? this.beanFactory.getBean(beanName) : null;
 			Class<?> targetClass = (bean != null) ? AopUtils.getTargetClass(bean) : ClassUtils.getUserClass(type);
-			Set<Method> methods = MethodIntrospector.selectMethods(targetClass,
-					(MethodIntrospector.MetadataLookup<Boolean>) (method) -> AnnotatedElementUtils.hasAnnotation(method,
-							IdempotentTool.class) ? Boolean.TRUE : null)
-				.keySet();
+			Set<Method> methods = toolMethods(targetClass);
 			if (methods.isEmpty()) {
 				continue;
 			}
@@ -156,22 +150,29 @@ public final class IdempotentToolRegistry implements SmartInitializingSingleton,
 	public static Set<String> exposedToolNames(ConfigurableListableBeanFactory beanFactory) {
 		Set<String> names = new java.util.TreeSet<>();
 		for (String beanName : beanFactory.getBeanDefinitionNames()) {
-			BeanDefinition definition = beanFactory.getMergedBeanDefinition(beanName);
-			if (definition.isAbstract() || definition.getRole() == BeanDefinition.ROLE_INFRASTRUCTURE) {
-				continue;
+			Class<?> type = applicationBeanType(beanFactory, beanName);
+			if (type != null) {
+				toolMethods(ClassUtils.getUserClass(type)).forEach((method) -> names.add(ToolDescriptor.toolCallName(method)));
 			}
-			Class<?> type = beanFactory.getType(beanName, false);
-			if (type == null) {
-				continue;
-			}
-			MethodIntrospector
-				.selectMethods(ClassUtils.getUserClass(type),
-						(MethodIntrospector.MetadataLookup<Boolean>) (method) -> AnnotatedElementUtils
-							.hasAnnotation(method, IdempotentTool.class) ? Boolean.TRUE : null)
-				.keySet()
-				.forEach((method) -> names.add(ToolDescriptor.toolCallName(method)));
 		}
 		return Set.copyOf(names);
+	}
+
+	/** The type of an application bean that may hold tools, without creating it; {@code null} for any other. */
+	private static Class<?> applicationBeanType(ConfigurableListableBeanFactory beanFactory, String beanName) {
+		BeanDefinition definition = beanFactory.getMergedBeanDefinition(beanName);
+		if (definition.isAbstract() || definition.getRole() == BeanDefinition.ROLE_INFRASTRUCTURE) {
+			return null;
+		}
+		return beanFactory.getType(beanName, false);
+	}
+
+	/** The {@link IdempotentTool} methods of a class. */
+	private static Set<Method> toolMethods(Class<?> type) {
+		return MethodIntrospector
+			.selectMethods(type, (MethodIntrospector.MetadataLookup<Boolean>) (method) -> AnnotatedElementUtils
+				.hasAnnotation(method, IdempotentTool.class) ? Boolean.TRUE : null)
+			.keySet();
 	}
 
 	/** The most bytes a stored result may take, as the advice stores them. */
