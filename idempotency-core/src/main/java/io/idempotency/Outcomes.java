@@ -1,9 +1,7 @@
 package io.idempotency;
 
-import java.sql.SQLException;
-import java.util.Set;
-
 import io.idempotency.ledger.ClaimRequest;
+import io.idempotency.ledger.DatabaseErrors;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.ledger.LedgerStatus;
 import org.apache.commons.logging.Log;
@@ -50,38 +48,13 @@ final class Outcomes {
 			if (tool.transactional()) {
 				throw ex;
 			}
-			if (json != null && refusedAsTooLarge(ex) && recordedWithoutResult(ledger, tool, request, ex)) {
+			if (json != null && DatabaseErrors.isRefusedData(ex) && recordedWithoutResult(ledger, tool, request, ex)) {
 				return;
 			}
 			// The effect happened; the row stays attempting and the reconciler settles it.
 			logger.error("Tool '" + tool.name() + "' succeeded, but its outcome could not be recorded (key "
 					+ request.key() + "); the reconciler will settle it", ex);
 		}
-	}
-
-	/** Client classes that refuse a statement larger than the server's {@code max_allowed_packet}. */
-	private static final Set<String> PACKET_TOO_LARGE = Set.of("org.mariadb.jdbc.export.MaxAllowedPacketException",
-			"com.mysql.cj.jdbc.exceptions.PacketTooBigException");
-
-	/**
-	 * Whether the database refused the data itself, so that writing it again can never succeed: a statement
-	 * over MariaDB's or MySQL's {@code max_allowed_packet} (error 1153, or the driver's own check), a data
-	 * exception (SQL state class 22) or a program limit (class 54, PostgreSQL's for a value too large). A lost
-	 * connection or an unavailable database is not: the reconciler settles that row, with its result.
-	 */
-	static boolean refusedAsTooLarge(Throwable failure) {
-		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
-			if (PACKET_TOO_LARGE.contains(cause.getClass().getName())) {
-				return true;
-			}
-			if (cause instanceof SQLException sql) {
-				String state = (sql.getSQLState() != null) ? sql.getSQLState() : "";
-				if (sql.getErrorCode() == 1153 || state.startsWith("22") || state.startsWith("54")) {
-					return true;
-				}
-			}
-		}
-		return false;
 	}
 
 	/**

@@ -5,7 +5,7 @@ import java.sql.SQLException;
 
 import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.ledger.JdbcLedger;
-import io.idempotency.ledger.LockConflicts;
+import io.idempotency.ledger.DatabaseErrors;
 
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.datasource.ConnectionHolder;
@@ -195,7 +195,7 @@ final class TransactionalCalls {
 
 		/** A lock wait that timed out, rather than a deadlock: the winner holds its row still. */
 		boolean winnerStillRunning() {
-			return LockConflicts.isLockWaitTimeout(getCause());
+			return DatabaseErrors.isLockWaitTimeout(getCause());
 		}
 
 	}

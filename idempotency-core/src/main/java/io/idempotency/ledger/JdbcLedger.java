@@ -146,7 +146,7 @@ public final class JdbcLedger implements AutoCloseable {
 		this.dialect = dialectOf(dataSource);
 		this.sql = new LedgerStatements(this.dialect, this.table);
 		this.jdbc = new JdbcTemplate(dataSource);
-		this.jdbc.setExceptionTranslator(LockConflicts.translator(this.jdbc.getExceptionTranslator()));
+		this.jdbc.setExceptionTranslator(DatabaseErrors.translator(this.jdbc.getExceptionTranslator()));
 		this.transactions = new OwnTransactions(dataSource, this.jdbc);
 		this.rows = new LedgerRows(this.dialect);
 		this.queue = new ReconcileQueue(this.jdbc, this.sql, this.dialect, this.rows, this.transactions);
@@ -305,7 +305,7 @@ public final class JdbcLedger implements AutoCloseable {
 					return lostTo.get();
 				}
 				// A lock wait that timed out waited long already, on a holder that still runs: no second wait.
-				if (attempt >= CLAIM_ATTEMPTS || LockConflicts.isLockWaitTimeout(ex)) {
+				if (attempt >= CLAIM_ATTEMPTS || DatabaseErrors.isLockWaitTimeout(ex)) {
 					throw ex;
 				}
 				logger.debug("The claim of " + request.key() + " lost a lock conflict and is made again: " + ex);

@@ -8,12 +8,13 @@ import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
- * Lock conflicts, recognised by each database's own error codes, since a driver's SQL state alone does not
- * always tell them: MariaDB and MySQL report a lock wait timeout (error 1205) with SQL state {@code HY000},
- * which Spring's default translation leaves uncategorised. A lock wait that timed out means the holder is
- * still at work; a deadlock means the database chose this transaction to roll back.
+ * What a database's own error codes say of a failure, where a driver's SQL state alone does not tell it.
+ * Lock conflicts: MariaDB and MySQL report a lock wait timeout (error 1205) with SQL state {@code HY000},
+ * which Spring's default translation leaves uncategorised; a lock wait that timed out means the holder is still
+ * at work, a deadlock that the database chose this transaction to roll back. Refused data: a value the
+ * database will never store, however often it is written.
  */
-public final class LockConflicts {
+public final class DatabaseErrors {
 
 	/** MariaDB and MySQL: lock wait timeout (1205), NOWAIT lock not available (3572); H2: lock timeout (50200). */
 	private static final Set<Integer> LOCK_WAIT_TIMEOUT_CODES = Set.of(1205, 3572, 50200);
@@ -27,7 +28,35 @@ public final class LockConflicts {
 	/** PostgreSQL: deadlock detected. */
 	private static final String DEADLOCK_DETECTED = "40P01";
 
-	private LockConflicts() {
+	/** Client classes that refuse a statement larger than the server's {@code max_allowed_packet}. */
+	private static final Set<String> PACKET_TOO_LARGE = Set.of("org.mariadb.jdbc.export.MaxAllowedPacketException",
+			"com.mysql.cj.jdbc.exceptions.PacketTooBigException");
+
+	/** MariaDB and MySQL: the server's "packet bigger than max_allowed_packet". */
+	private static final int PACKET_TOO_LARGE_CODE = 1153;
+
+	private DatabaseErrors() {
+	}
+
+	/**
+	 * Whether the database refused the data itself, so that writing it again can never succeed: a statement
+	 * over MariaDB's or MySQL's {@code max_allowed_packet} (error 1153, or the driver's own check), a data
+	 * exception (SQL state class 22) or a program limit (class 54, PostgreSQL's for a value too large). A lost
+	 * connection or an unavailable database is not.
+	 */
+	public static boolean isRefusedData(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			if (PACKET_TOO_LARGE.contains(cause.getClass().getName())) {
+				return true;
+			}
+			if (cause instanceof SQLException sql) {
+				String state = (sql.getSQLState() != null) ? sql.getSQLState() : "";
+				if (sql.getErrorCode() == PACKET_TOO_LARGE_CODE || state.startsWith("22") || state.startsWith("54")) {
+					return true;
+				}
+			}
+		}
+		return false;
 	}
 
 	/** Whether the failure, or one of its causes, is a lock wait that timed out: the lock's holder still runs. */
