@@ -89,10 +89,6 @@ final class HeartbeatConnection implements AutoCloseable {
 		}
 	}
 
-	synchronized boolean isHeld() {
-		return this.connection != null;
-	}
-
 	private Connection held() throws SQLException {
 		if (this.connection == null) {
 			Connection taken = this.dataSource.getConnection();
