@@ -94,4 +94,14 @@ class MariaDbLedgerTest extends LedgerContractTests {
 		return new LedgerStatements(LedgerDialect.MYSQL, TableName.of(TABLE));
 	}
 
+	/**
+	 * InnoDB's SKIP LOCKED also skips a row whose index record the other fetcher's scan locked without taking
+	 * it, so a concurrent fetcher may get fewer rows than its limit (never the same ones; the next pass takes
+	 * them): seen on MariaDB 10.11 under load.
+	 */
+	@Override
+	boolean skipLockedFillsTheLimit() {
+		return false;
+	}
+
 }
