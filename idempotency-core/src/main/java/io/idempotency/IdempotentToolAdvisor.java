@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.function.Supplier;
 
 import io.idempotency.key.IdempotencyKeys;
+import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.run.RunResolver;
 import io.idempotency.run.RunSource;
@@ -68,7 +69,8 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 	private transient Supplier<ObservationRegistry> observations = () -> ObservationRegistry.NOOP;
 
 	/**
-	 * @param ledger the ledger that claims and records calls
+	 * @param ledger the ledger that claims and records calls: a {@link JdbcLedger}, on whose
+	 * {@code DataSource} alone transactional tools can run
 	 * @param resultMapper the JSON mapper that stores results and reads them back (the application's, so
 	 * that results round-trip as the application writes them)
 	 * @param runSources where to look for the run after the tool's context and {@code RunContext}
@@ -77,14 +79,14 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 	 * that does not hold connections of the ledger's {@code DataSource} is not used, and an application with
 	 * transactional tools then fails to start
 	 */
-	public IdempotentToolAdvisor(Supplier<JdbcLedger> ledger, Supplier<JsonMapper> resultMapper,
+	public IdempotentToolAdvisor(Supplier<? extends CallLedger> ledger, Supplier<JsonMapper> resultMapper,
 			Supplier<List<RunSource>> runSources, Supplier<PlatformTransactionManager> transactionManager) {
 		Objects.requireNonNull(ledger, "ledger");
 		Objects.requireNonNull(resultMapper, "resultMapper");
 		Objects.requireNonNull(runSources, "runSources");
 		Objects.requireNonNull(transactionManager, "transactionManager");
 		this.interceptor = SingletonSupplier.of(() -> new IdempotentToolInterceptor(
-				Objects.requireNonNull(ledger.get(), "No JdbcLedger for idempotent tools"),
+				Objects.requireNonNull(ledger.get(), "No ledger for idempotent tools"),
 				new ResultCodec(resultMapper.get(), this.maxResultBytes),
 				new RunResolver(this.runIdKey, this.userIdKey, runSources.get()),
 				new FailureClassifier(this.unknownExceptions), this.missingRunPolicy, this.maxArgumentsBytes,

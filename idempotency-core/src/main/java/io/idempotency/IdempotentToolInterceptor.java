@@ -12,7 +12,7 @@ import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.key.InvalidArgumentsException;
 import io.idempotency.ledger.Claim;
 import io.idempotency.ledger.ClaimRequest;
-import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.LedgerStatus;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunResolver;
@@ -41,7 +41,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 
 	private static final Log logger = LogFactory.getLog(IdempotentToolInterceptor.class);
 
-	private final JdbcLedger ledger;
+	private final CallLedger ledger;
 
 	private final RunResolver runs;
 
@@ -61,7 +61,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 
 	private final Map<MethodClassKey, ToolDescriptor> tools = new ConcurrentHashMap<>();
 
-	IdempotentToolInterceptor(JdbcLedger ledger, ResultCodec results, RunResolver runs, FailureClassifier failures,
+	IdempotentToolInterceptor(CallLedger ledger, ResultCodec results, RunResolver runs, FailureClassifier failures,
 			MissingRunPolicy missingRunPolicy, long maxArgumentsBytes, PlatformTransactionManager transactionManager,
 			List<IdempotentCallListener> listeners, ObservationRegistry observations) {
 		this.ledger = ledger;
@@ -151,7 +151,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		return claimAndCall(this.ledger, tool, request, run.get(), invocation);
 	}
 
-	private Object claimAndCall(JdbcLedger ledger, ToolDescriptor tool, ClaimRequest request, Run run,
+	private Object claimAndCall(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Run run,
 			MethodInvocation invocation) throws Throwable {
 		Claim claim;
 		try {

@@ -11,7 +11,7 @@ import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
-import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.Redaction;
 
 import org.springframework.aop.Advisor;
@@ -128,7 +128,7 @@ public final class IdempotentToolRegistry implements SmartInitializingSingleton,
 				checkProxy(beanName, bean, problems);
 			}
 		}
-		if (!toolNames.isEmpty() && this.beanFactory.getBeanNamesForType(JdbcLedger.class, true, false).length == 0) {
+		if (!toolNames.isEmpty() && this.beanFactory.getBeanNamesForType(CallLedger.class, true, false).length == 0) {
 			problems.add("Tools " + toolNames.keySet().stream().sorted().toList() + " are idempotent, but there is no"
 					+ " JdbcLedger to claim their calls in, so they would run without deduplication. Declare one; with"
 					+ " the Spring Boot starter, the ledger is made on the application's DataSource: where there are"
@@ -219,7 +219,7 @@ public final class IdempotentToolRegistry implements SmartInitializingSingleton,
 		if (tool.reconcile() == null) {
 			return;
 		}
-		JdbcLedger ledger = this.beanFactory.getBeanProvider(JdbcLedger.class).getIfUnique();
+		CallLedger ledger = this.beanFactory.getBeanProvider(CallLedger.class).getIfUnique();
 		Redaction redaction = (ledger != null) ? ledger.redaction() : null;
 		for (Parameter parameter : tool.reconcile().getParameters()) {
 			boolean stored = !io.idempotency.key.IdempotencyKey.class.equals(parameter.getType())

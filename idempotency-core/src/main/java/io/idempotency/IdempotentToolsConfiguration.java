@@ -1,5 +1,6 @@
 package io.idempotency;
 
+import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.run.RunSource;
 import io.micrometer.observation.ObservationRegistry;
@@ -21,13 +22,14 @@ class IdempotentToolsConfiguration {
 
 	@Bean(name = ADVISOR)
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static IdempotentToolAdvisor idempotentToolAdvisor(ObjectProvider<JdbcLedger> ledger,
+	static IdempotentToolAdvisor idempotentToolAdvisor(ObjectProvider<CallLedger> ledger,
 			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<RunSource> runSources,
 			ObjectProvider<PlatformTransactionManager> transactionManager,
 			ObjectProvider<IdempotentCallListener> listeners, ObjectProvider<ObservationRegistry> observations) {
 		IdempotentToolAdvisor advisor = new IdempotentToolAdvisor(ledger::getObject,
 				() -> jsonMapper.getIfAvailable(JsonMapper::new), () -> runSources.orderedStream().toList(),
-				() -> IdempotentToolAdvisor.transactionManagerOf(ledger.getObject(), transactionManager));
+				() -> (ledger.getObject() instanceof JdbcLedger jdbc)
+						? IdempotentToolAdvisor.transactionManagerOf(jdbc, transactionManager) : null);
 		advisor.setListeners(() -> listeners.orderedStream().toList());
 		advisor.setObservationRegistry(observations::getIfUnique);
 		return advisor;

@@ -2,7 +2,7 @@ package io.idempotency;
 
 import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.ledger.DatabaseErrors;
-import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.LedgerStatus;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -23,7 +23,7 @@ final class Outcomes {
 		this.results = results;
 	}
 
-	void recordSuccess(JdbcLedger ledger, ToolDescriptor tool, ClaimRequest request, Object result) {
+	void recordSuccess(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Object result) {
 		Object data = (tool.envelope() && result instanceof ToolResult<?> envelope) ? envelope.data() : result;
 		String json = null;
 		String notStored = null;
@@ -61,7 +61,7 @@ final class Outcomes {
 	 * A result the database refused to store (larger than it accepts, say): the call is recorded as done
 	 * without its result, so that a repeat is told the action was done rather than left in progress.
 	 */
-	private boolean recordedWithoutResult(JdbcLedger ledger, ToolDescriptor tool, ClaimRequest request,
+	private boolean recordedWithoutResult(CallLedger ledger, ToolDescriptor tool, ClaimRequest request,
 			RuntimeException refused) {
 		try {
 			String reason = ledger.redaction().scrub("The result is not stored: the database refused it: "
@@ -79,7 +79,7 @@ final class Outcomes {
 		}
 	}
 
-	void recordFailure(JdbcLedger ledger, ToolDescriptor tool, ClaimRequest request, Throwable failure,
+	void recordFailure(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Throwable failure,
 			LedgerStatus outcome) {
 		// An exception's message may quote an argument, a secret among them (a URL with its API key).
 		String error = ledger.redaction().scrub(failure.getClass().getName() + ": " + failure.getMessage(),

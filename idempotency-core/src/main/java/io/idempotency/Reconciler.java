@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.idempotency.IdempotentToolRegistry.RegisteredTool;
 import io.idempotency.key.IdempotencyKeys;
-import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.ledger.ReconcileQueue;
 import io.idempotency.ledger.LedgerEntry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -52,7 +52,7 @@ public final class Reconciler {
 
 	}
 
-	private final JdbcLedger ledger;
+	private final ReconcileQueue ledger;
 
 	private final IdempotentToolRegistry tools;
 
@@ -69,7 +69,7 @@ public final class Reconciler {
 
 	private final AtomicLong reconciledFailed = new AtomicLong();
 
-	public Reconciler(JdbcLedger ledger, IdempotentToolRegistry tools, JsonMapper resultMapper,
+	public Reconciler(ReconcileQueue ledger, IdempotentToolRegistry tools, JsonMapper resultMapper,
 			ReconcilerSettings settings) {
 		this.ledger = ledger;
 		this.tools = tools;

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 
 import io.idempotency.ledger.ClaimRequest;
+import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.ledger.DatabaseErrors;
 
@@ -39,27 +40,33 @@ final class TransactionalCalls {
 	@FunctionalInterface
 	interface ClaimedCall {
 
-		Object claimAndCall(JdbcLedger ledger) throws Throwable;
+		Object claimAndCall(CallLedger ledger) throws Throwable;
 
 	}
 
-	TransactionalCalls(JdbcLedger ledger, PlatformTransactionManager transactionManager, CallReports reports) {
-		this.ledger = ledger;
+	TransactionalCalls(CallLedger ledger, PlatformTransactionManager transactionManager, CallReports reports) {
+		// Only a ledger on a database can write in a transaction of its DataSource.
+		this.ledger = (ledger instanceof JdbcLedger jdbc) ? jdbc : null;
 		this.transactionManager = transactionManager;
 		this.reports = reports;
-		if (transactionManager != null && ledger.joinsTransactionsOf(transactionManager)) {
-			this.transactions = new ToolTransactions(transactionManager);
-			this.problem = null;
+		this.problem = problemOf(this.ledger, transactionManager);
+		this.transactions = (this.problem == null) ? new ToolTransactions(transactionManager) : null;
+	}
+
+	private static String problemOf(JdbcLedger ledger, PlatformTransactionManager transactionManager) {
+		if (ledger == null) {
+			return "the ledger is not on a database";
 		}
-		else {
-			this.transactions = null;
-			this.problem = (transactionManager == null)
-					? "no single transaction manager of the ledger's DataSource was found (there is none, or there are"
-							+ " several and none is primary)"
-					: "its transaction manager (" + transactionManager.getClass().getSimpleName() + ") does not hold"
-							+ " connections of the ledger's DataSource, so the claim and the tool's effect would commit"
-							+ " separately";
+		if (transactionManager == null) {
+			return "no single transaction manager of the ledger's DataSource was found (there is none, or there are"
+					+ " several and none is primary)";
 		}
+		if (!ledger.joinsTransactionsOf(transactionManager)) {
+			return "its transaction manager (" + transactionManager.getClass().getSimpleName() + ") does not hold"
+					+ " connections of the ledger's DataSource, so the claim and the tool's effect would commit"
+					+ " separately";
+		}
+		return null;
 	}
 
 	boolean supported() {
@@ -81,7 +88,7 @@ final class TransactionalCalls {
 		if (joinsCallersTransaction) {
 			checkCallersIsolation(tool, callers);
 		}
-		JdbcLedger joined = this.ledger.inCallersTransaction();
+		CallLedger joined = this.ledger.inCallersTransaction();
 		for (int attempt = 1;; attempt++) {
 			try {
 				return this.transactions.execute((status) -> {

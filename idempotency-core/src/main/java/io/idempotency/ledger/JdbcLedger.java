@@ -2,8 +2,6 @@ package io.idempotency.ledger;
 
 import java.lang.reflect.Method;
 import java.sql.DatabaseMetaData;
-import java.sql.ResultSet;
-import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +20,6 @@ import io.idempotency.key.IdempotencyKey;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
@@ -45,7 +42,7 @@ import org.springframework.transaction.support.TransactionSynchronizationUtils;
  *
  * <p>Thread-safe. {@link #close()} flushes the replay counts that are still in memory.
  */
-public final class JdbcLedger implements AutoCloseable {
+public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(JdbcLedger.class);
 
@@ -62,18 +59,6 @@ public final class JdbcLedger implements AutoCloseable {
 
 	private static final int HEARTBEAT_BATCH = 100;
 
-	private static final int[] CLAIM_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.VARCHAR,
-			Types.VARCHAR };
-
-	private static final int[] CLAIM_TYPES_WITH_KEY_TWICE = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR,
-			Types.VARCHAR, Types.VARCHAR, Types.VARCHAR };
-
-	/** Status, result, error, and the key or row id: every null typed, so no driver asks the server what it is. */
-	private static final int[] OUTCOME_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.VARCHAR };
-
-	private static final int[] OVERTURN_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR };
-
-
 	private final DataSource dataSource;
 
 	private final JdbcTemplate jdbc;
@@ -82,7 +67,7 @@ public final class JdbcLedger implements AutoCloseable {
 
 	private final LedgerRows rows;
 
-	private final ReconcileQueue queue;
+	private final Leases queue;
 
 	private final LedgerQueries queries;
 
@@ -96,7 +81,7 @@ public final class JdbcLedger implements AutoCloseable {
 
 	private final ReplayCounter replays;
 
-	private final AtomicLong lateCompletions;
+	private final CallStatements statements;
 
 	private final AtomicLong lateSuccesses;
 
@@ -104,8 +89,6 @@ public final class JdbcLedger implements AutoCloseable {
 
 	/** Keys of calls claimed here whose outcome is not yet recorded: this instance is executing them. */
 	private final Set<IdempotencyKey> inFlight;
-
-	private final boolean joinCallersTransaction;
 
 	private final SettledOutcomes settled;
 
@@ -149,34 +132,13 @@ public final class JdbcLedger implements AutoCloseable {
 		this.jdbc.setExceptionTranslator(DatabaseErrors.translator(this.jdbc.getExceptionTranslator()));
 		this.transactions = new OwnTransactions(dataSource, this.jdbc);
 		this.rows = new LedgerRows(this.dialect);
-		this.queue = new ReconcileQueue(this.jdbc, this.sql, this.dialect, this.rows, this.transactions);
+		this.queue = new Leases(this.jdbc, this.sql, this.dialect, this.rows, this.transactions);
 		this.queries = new LedgerQueries(this.jdbc, this.sql, this.rows);
 		this.replays = new ReplayCounter(REPLAY_COUNT_CAPACITY);
-		this.lateCompletions = new AtomicLong();
+		this.statements = new CallStatements(this.jdbc, this.sql, this.dialect, this.rows);
 		this.lateSuccesses = new AtomicLong();
 		this.heartbeatConnection = new HeartbeatConnection(dataSource, this.jdbc.getExceptionTranslator());
 		this.inFlight = ConcurrentHashMap.newKeySet();
-		this.joinCallersTransaction = false;
-	}
-
-	private JdbcLedger(JdbcLedger ledger, boolean joinCallersTransaction) {
-		this.dataSource = ledger.dataSource;
-		this.jdbc = ledger.jdbc;
-		this.transactions = ledger.transactions;
-		this.rows = ledger.rows;
-		this.queue = ledger.queue;
-		this.queries = ledger.queries;
-		this.dialect = ledger.dialect;
-		this.table = ledger.table;
-		this.sql = ledger.sql;
-		this.redaction = ledger.redaction;
-		this.replays = ledger.replays;
-		this.lateCompletions = ledger.lateCompletions;
-		this.lateSuccesses = ledger.lateSuccesses;
-		this.heartbeatConnection = ledger.heartbeatConnection;
-		this.inFlight = ledger.inFlight;
-		this.settled = ledger.settled;
-		this.joinCallersTransaction = joinCallersTransaction;
 	}
 
 	/**
@@ -185,8 +147,8 @@ public final class JdbcLedger implements AutoCloseable {
 	 * ledger's {@code DataSource}, at isolation read committed. Replay counts and late completions are
 	 * shared with this ledger.
 	 */
-	public JdbcLedger inCallersTransaction() {
-		return new JdbcLedger(this, true);
+	public CallLedger inCallersTransaction() {
+		return new CallersTransactionLedger(this.statements, this.redaction, this.settled, this.replays);
 	}
 
 	static LedgerDialect dialectOf(DataSource dataSource) {
@@ -247,6 +209,7 @@ public final class JdbcLedger implements AutoCloseable {
 	}
 
 	/** What this ledger removes from arguments before it stores them. */
+	@Override
 	public Redaction redaction() {
 		return this.redaction;
 	}
@@ -262,24 +225,24 @@ public final class JdbcLedger implements AutoCloseable {
 	 * the unique constraint decides.
 	 * @throws IllegalArgumentException if the arguments are not valid JSON
 	 */
+	@Override
 	public Claim claim(ClaimRequest request) {
 		LedgerEntry kept = this.settled.find(request.key());
 		if (kept != null) {
-			return counted(answerFrom(kept, request), request);
+			return this.replays.counted(this.statements.answerFrom(kept, request));
 		}
 		String storedArguments = this.redaction.redact(request.arguments(), request.sensitiveNames());
 		Claim claim = claimCommitted(request, storedArguments);
-		if (claim instanceof Claim.Won && !this.joinCallersTransaction) {
-			// Claimed and committed: until its outcome is recorded, this instance beats for it. A claim in the
-			// caller's transaction is invisible to others until it commits with its outcome.
+		if (claim instanceof Claim.Won) {
+			// Claimed and committed: until its outcome is recorded, this instance beats for it.
 			this.inFlight.add(request.key());
 		}
-		else if (!this.joinCallersTransaction) {
+		else {
 			// Read on a connection of the ledger's own, so committed: a settled row is final and may be kept.
 			// A row read in the caller's transaction may be its own, and may yet roll back.
 			answered(claim).ifPresent(this.settled::keep);
 		}
-		return counted(claim, request);
+		return this.replays.counted(claim);
 	}
 
 	/**
@@ -288,19 +251,16 @@ public final class JdbcLedger implements AutoCloseable {
 	 * retention's deletes) was rolled back whole by the database. It may have lost on a row that is already
 	 * there and committed: a plain read, which takes no lock and so cannot lose again, answers from that row.
 	 * Where there is none, the claim is made again, a few times, each after a short random pause that lets the
-	 * transaction it lost to finish: made again at once, it lost to the same one again. In the caller's
-	 * transaction the whole transaction is gone, so that is the caller's to retry.
+	 * transaction it lost to finish: made again at once, it lost to the same one again.
 	 */
 	private Claim claimCommitted(ClaimRequest request, String storedArguments) {
 		for (int attempt = 1;; attempt++) {
 			try {
-				return committed(() -> claimOnce(request, storedArguments));
+				return this.transactions.committed(() -> this.statements.claimOnce(request, storedArguments));
 			}
 			catch (PessimisticLockingFailureException ex) {
-				if (this.joinCallersTransaction) {
-					throw ex;
-				}
-				Optional<Claim> lostTo = committed(() -> findClaimed(request, storedArguments));
+				Optional<Claim> lostTo = this.transactions.committed(() -> this.statements.findClaimed(request,
+						storedArguments));
 				if (lostTo.isPresent()) {
 					return lostTo.get();
 				}
@@ -325,13 +285,6 @@ public final class JdbcLedger implements AutoCloseable {
 		}
 	}
 
-	private Claim counted(Claim claim, ClaimRequest request) {
-		if (!(claim instanceof Claim.Won) && !(claim instanceof Claim.HeldByAnotherUser)) {
-			this.replays.record(request.key());
-		}
-		return claim;
-	}
-
 	private static Optional<LedgerEntry> answered(Claim claim) {
 		if (claim instanceof Claim.Replay replay) {
 			return Optional.of(replay.entry());
@@ -340,85 +293,6 @@ public final class JdbcLedger implements AutoCloseable {
 			return Optional.of(failed.entry());
 		}
 		return Optional.empty();
-	}
-
-	private Claim claimOnce(ClaimRequest request, String storedArguments) {
-		// A row can vanish between the losing insert and the read (purged, or rolled back by its owner's
-		// transaction); then the key is free again and the claim is tried anew.
-		for (int attempt = 0; attempt < 3; attempt++) {
-			Optional<Claim> claim = this.dialect.claimReadsTheRowItLosesTo() ? claimAndRead(request, storedArguments)
-					: claimThenRead(request, storedArguments);
-			if (claim.isPresent()) {
-				return claim.get();
-			}
-		}
-		throw new IllegalStateException("The claim of " + request.key() + " neither won nor found the row it lost to");
-	}
-
-	/** One statement that inserts the claim or reads the row it loses to. */
-	private Optional<Claim> claimAndRead(ClaimRequest request, String storedArguments) {
-		Object[] values = { request.key().value(), request.key().value(), request.runId(), request.userId(),
-				request.tool(), storedArguments };
-		Optional<Claim> claim = this.jdbc.query(this.sql.claim, values, CLAIM_TYPES_WITH_KEY_TWICE,
-				(ResultSet row) -> {
-					row.next();
-					// Columns by position: won_id, then the answer columns.
-					row.getLong(1);
-					if (!row.wasNull()) {
-						return Optional.of(new Claim.Won(request.key()));
-					}
-					row.getLong(2);
-					return row.wasNull() ? Optional.<Claim>empty()
-							: Optional.of(answerFrom(this.rows.answerEntry(row, 2, request, storedArguments), request));
-				});
-		if (claim.isPresent()) {
-			return claim;
-		}
-		// The read found no row, yet the insert lost: a concurrent claim committed after this statement's
-		// snapshot was taken, and the insert, which sees it, stood back. Read it in a statement of its own.
-		return findClaimed(request, storedArguments);
-	}
-
-	/** An insert that inserts nothing, or fails on the unique key, when it loses, and a read when it has lost. */
-	private Optional<Claim> claimThenRead(ClaimRequest request, String storedArguments) {
-		if (insert(request, storedArguments)) {
-			return Optional.of(new Claim.Won(request.key()));
-		}
-		return findClaimed(request, storedArguments);
-	}
-
-	private Optional<Claim> findClaimed(ClaimRequest request, String storedArguments) {
-		return this.jdbc.query(this.sql.findClaimed, (row, n) -> this.rows.answerEntry(row, 1, request, storedArguments),
-				request.key().value()).stream().findFirst().map((entry) -> answerFrom(entry, request));
-	}
-
-	private boolean insert(ClaimRequest request, String storedArguments) {
-		boolean keyAgain = this.dialect.claimTakesTheKeyAgainLast();
-		Object[] values = keyAgain
-				? new Object[] { request.key().value(), request.runId(), request.userId(), request.tool(),
-						storedArguments, request.key().value() }
-				: new Object[] { request.key().value(), request.runId(), request.userId(), request.tool(),
-						storedArguments };
-		try {
-			return this.jdbc.update(this.sql.claim, values, keyAgain ? CLAIM_TYPES_WITH_KEY_TWICE : CLAIM_TYPES) == 1;
-		}
-		catch (DuplicateKeyException lost) {
-			return false;
-		}
-	}
-
-	private Claim answerFrom(LedgerEntry existing, ClaimRequest request) {
-		if (!Objects.equals(existing.userId(), request.userId())) {
-			logger.warn("A call of tool '" + request.tool() + "' in run '" + request.runId() + "' lost its claim on key "
-					+ request.key() + " to a row of another user; refusing it without revealing that row. Two users"
-					+ " sharing a run id is a bug in the application or an attack.");
-			return new Claim.HeldByAnotherUser(request.key());
-		}
-		return switch (existing.status()) {
-			case SUCCEEDED -> new Claim.Replay(existing);
-			case FAILED -> new Claim.PreviousAttemptFailed(existing);
-			case ATTEMPTING, UNKNOWN -> new Claim.InProgress(existing);
-		};
 	}
 
 	/**
@@ -432,6 +306,7 @@ public final class JdbcLedger implements AutoCloseable {
 	 * for a tool that returns nothing
 	 * @return whether the outcome was recorded; {@code false} for a late completion that was not written
 	 */
+	@Override
 	public boolean recordSucceeded(IdempotencyKey key, String resultJson) {
 		return recordOutcome(key, LedgerStatus.SUCCEEDED, resultJson, null);
 	}
@@ -443,6 +318,7 @@ public final class JdbcLedger implements AutoCloseable {
 	 * @param reason why the result is not stored, kept in the row's error column
 	 * @return whether the outcome was recorded; {@code false} for a late completion
 	 */
+	@Override
 	public boolean recordSucceededWithoutResult(IdempotencyKey key, String reason) {
 		return recordOutcome(key, LedgerStatus.SUCCEEDED, null, reason);
 	}
@@ -452,6 +328,7 @@ public final class JdbcLedger implements AutoCloseable {
 	 * previous failure and not executed.
 	 * @return whether the outcome was recorded; {@code false} for a late completion
 	 */
+	@Override
 	public boolean recordFailed(IdempotencyKey key, String error) {
 		return recordOutcome(key, LedgerStatus.FAILED, null, error);
 	}
@@ -461,6 +338,7 @@ public final class JdbcLedger implements AutoCloseable {
 	 * The reconciler resolves it.
 	 * @return whether the outcome was recorded; {@code false} for a late completion
 	 */
+	@Override
 	public boolean recordUnknown(IdempotencyKey key, String error) {
 		return recordOutcome(key, LedgerStatus.UNKNOWN, null, error);
 	}
@@ -470,13 +348,12 @@ public final class JdbcLedger implements AutoCloseable {
 		// A call that claimed here and has recorded nothing yet still holds its claim.
 		boolean holdsClaim = this.inFlight.contains(key);
 		try {
-			updated = committed(() -> this.jdbc.update(this.sql.recordOutcome,
-					new Object[] { outcome.columnValue(), resultJson, LedgerRows.truncate(error), key.value() }, OUTCOME_TYPES));
-			if (updated == 0 && outcome == LedgerStatus.SUCCEEDED && holdsClaim && !this.joinCallersTransaction) {
+			updated = this.transactions.committed(() -> this.statements.writeOutcome(key, outcome, resultJson, error));
+			if (updated == 0 && outcome == LedgerStatus.SUCCEEDED && holdsClaim) {
 				// Only a reconciler (or a person) can have settled a row whose claim this call holds: a failure
 				// it wrote meant that no effect was found while the call still ran. The effect is here.
-				int overturned = committed(() -> this.jdbc.update(this.sql.overturnFailure,
-						new Object[] { resultJson, LedgerRows.truncate(error), key.value() }, OVERTURN_TYPES));
+				int overturned = this.transactions.committed(() -> this.statements.overturnFailure(key, resultJson,
+						error));
 				if (overturned == 1) {
 					this.lateSuccesses.incrementAndGet();
 					this.settled.forget(key);
@@ -493,10 +370,7 @@ public final class JdbcLedger implements AutoCloseable {
 		if (updated == 1) {
 			return true;
 		}
-		this.lateCompletions.incrementAndGet();
-		String found = find(key).map((entry) -> "is already " + entry.status().columnValue()).orElse("no longer exists");
-		logger.warn("Late completion of key " + key + ": the call ended " + outcome.columnValue()
-				+ ", but its ledger row " + found + "; the row is left as it is");
+		this.statements.lateCompletion(key, outcome);
 		return false;
 	}
 
@@ -530,7 +404,7 @@ public final class JdbcLedger implements AutoCloseable {
 
 	/** The row of a key, if there is one. */
 	public Optional<LedgerEntry> find(IdempotencyKey key) {
-		return this.jdbc.query(this.sql.findByKey, this.rows::entry, key.value()).stream().findFirst();
+		return this.statements.find(key);
 	}
 
 	/**
@@ -551,6 +425,7 @@ public final class JdbcLedger implements AutoCloseable {
 	 * As {@link #leaseStale(Duration, int, Duration)}, for the rows of the given tools only: for tools whose
 	 * calls legitimately run longer than others.
 	 */
+	@Override
 	public List<LedgerEntry> leaseStaleOf(Set<String> tools, Duration olderThan, int limit, Duration leaseFor) {
 		return this.queue.leaseStaleOf(tools, olderThan, limit, leaseFor);
 	}
@@ -564,6 +439,7 @@ public final class JdbcLedger implements AutoCloseable {
 	 * Resolves a leased row as succeeded: the reconciler found that the call took effect.
 	 * @return whether it was resolved; {@code false} if the lease was lost or the row settled meanwhile
 	 */
+	@Override
 	public boolean resolveSucceeded(LedgerEntry leased, String resultJson) {
 		return this.queue.resolve(leased, LedgerStatus.SUCCEEDED, resultJson, null);
 	}
@@ -572,6 +448,7 @@ public final class JdbcLedger implements AutoCloseable {
 	 * Resolves a leased row as failed: the reconciler found that the call did not take effect.
 	 * @return whether it was resolved; {@code false} if the lease was lost or the row settled meanwhile
 	 */
+	@Override
 	public boolean resolveFailed(LedgerEntry leased, String error) {
 		return this.queue.resolve(leased, LedgerStatus.FAILED, null, error);
 	}
@@ -581,6 +458,7 @@ public final class JdbcLedger implements AutoCloseable {
 	 * tell this time.
 	 * @return whether the row was given back; {@code false} if the lease was lost or the row settled
 	 */
+	@Override
 	public boolean postpone(LedgerEntry leased, Duration retryAfter) {
 		return this.queue.postpone(leased, retryAfter);
 	}
@@ -598,7 +476,7 @@ public final class JdbcLedger implements AutoCloseable {
 		long total = 0;
 		int deleted;
 		do {
-			deleted = committed(() -> this.jdbc.update(this.sql.purgeSettled, LedgerRows.micros(retention), batchSize));
+			deleted = this.transactions.committed(() -> this.jdbc.update(this.sql.purgeSettled, LedgerRows.micros(retention), batchSize));
 			total += deleted;
 		}
 		while (deleted == batchSize);
@@ -614,6 +492,7 @@ public final class JdbcLedger implements AutoCloseable {
 	 * transactional tool told the call is still in progress because its claim kept losing lock conflicts to
 	 * the running call. Counted as {@link #claim} counts a lost claim, and written with the other counts.
 	 */
+	@Override
 	public void recordReplay(IdempotencyKey key) {
 		this.replays.record(Objects.requireNonNull(key, "key"));
 	}
@@ -682,7 +561,7 @@ public final class JdbcLedger implements AutoCloseable {
 	 * therefore not written, since this ledger started.
 	 */
 	public long lateCompletions() {
-		return this.lateCompletions.get();
+		return this.statements.lateCompletions();
 	}
 
 	/**
@@ -710,11 +589,6 @@ public final class JdbcLedger implements AutoCloseable {
 		finally {
 			this.heartbeatConnection.close();
 		}
-	}
-
-	/** Ledger statements committed when this returns (see {@link OwnTransactions}); as they are, in the caller's. */
-	private <T> T committed(Supplier<T> statements) {
-		return this.joinCallersTransaction ? statements.get() : this.transactions.committed(statements);
 	}
 
 }

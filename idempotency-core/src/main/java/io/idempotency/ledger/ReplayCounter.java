@@ -30,6 +30,14 @@ final class ReplayCounter {
 		this.capacity = capacity;
 	}
 
+	/** Counts a claim that was answered from an existing row of its user: a repeat. */
+	Claim counted(Claim claim) {
+		if (!(claim instanceof Claim.Won) && !(claim instanceof Claim.HeldByAnotherUser)) {
+			record(claim.key());
+		}
+		return claim;
+	}
+
 	void record(IdempotencyKey key) {
 		// Atomic with drain's remove, so that no count lands in an adder already drained.
 		this.pending.compute(key, (k, count) -> {

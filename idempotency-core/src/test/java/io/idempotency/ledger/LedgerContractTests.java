@@ -871,7 +871,7 @@ abstract class LedgerContractTests {
 		int callsPerThread = 10;
 		TransactionTemplate callers = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
 		callers.setIsolationLevel(TransactionTemplate.ISOLATION_READ_COMMITTED);
-		JdbcLedger joined = this.ledger.inCallersTransaction();
+		CallLedger joined = this.ledger.inCallersTransaction();
 		inRounds(threads, rounds, (run, thread) -> {
 			for (int i = 0; i < callsPerThread; i++) {
 				ClaimRequest request = request(run, "{\"thread\":" + thread + ",\"n\":" + i + "}");
@@ -986,7 +986,7 @@ abstract class LedgerContractTests {
 	@Test
 	void aRowReadInTheCallersTransactionIsNotKeptForItMayRollBack() {
 		JdbcLedger ledger = cachingLedger(this.dataSource);
-		JdbcLedger joined = ledger.inCallersTransaction();
+		CallLedger joined = ledger.inCallersTransaction();
 		TransactionTemplate callers = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
 		callers.setIsolationLevel(TransactionTemplate.ISOLATION_READ_COMMITTED);
 		ClaimRequest request = request("r1", ARGUMENTS);

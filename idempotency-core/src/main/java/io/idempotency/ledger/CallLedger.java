@@ -1,0 +1,60 @@
+package io.idempotency.ledger;
+
+import io.idempotency.key.IdempotencyKey;
+
+/**
+ * The ledger as a call sees it: claim the call's key, and, for the claim that won, record the outcome.
+ * Exactly one claim per key wins; every other claim is answered from the row it lost to. {@link JdbcLedger}
+ * implements it on a relational database.
+ */
+public interface CallLedger {
+
+	/**
+	 * Claims the call's key: {@link Claim.Won} for exactly one caller of a key, which executes the call and
+	 * records its outcome; every other caller is answered from the row it lost to.
+	 * @throws IllegalArgumentException if the arguments are not valid JSON
+	 */
+	Claim claim(ClaimRequest request);
+
+	/**
+	 * Records that the claimed call returned. Only the attempt that holds the claim may: if the row is no
+	 * longer attempting, the outcome recorded meanwhile stays (a late completion).
+	 * @param resultJson the result as JSON ({@code "null"} for a tool that returned null), or {@code null} for
+	 * a tool that returns nothing
+	 * @return whether the outcome was recorded; {@code false} for a late completion that was not written
+	 */
+	boolean recordSucceeded(IdempotencyKey key, String resultJson);
+
+	/**
+	 * Records that the claimed call returned, but that its result cannot be stored (it cannot be written as
+	 * JSON, say). A repeat is answered as done, without a result: never with a {@code null} that would pass
+	 * for one.
+	 * @param reason why the result is not stored
+	 * @return whether the outcome was recorded; {@code false} for a late completion
+	 */
+	boolean recordSucceededWithoutResult(IdempotencyKey key, String reason);
+
+	/**
+	 * Records that the claimed call definitely did not take effect. A repeat of it is answered as a
+	 * previous failure and not executed.
+	 * @return whether the outcome was recorded; {@code false} for a late completion
+	 */
+	boolean recordFailed(IdempotencyKey key, String error);
+
+	/**
+	 * Records that the claimed call ended without telling whether it took effect (a timeout, an I/O error).
+	 * The reconciler resolves it.
+	 * @return whether the outcome was recorded; {@code false} for a late completion
+	 */
+	boolean recordUnknown(IdempotencyKey key, String error);
+
+	/**
+	 * Counts a repeat of the call with this key that was answered without a claim of its own (a caller of a
+	 * transactional tool told the call is in progress), as {@link #claim} counts a lost claim.
+	 */
+	void recordReplay(IdempotencyKey key);
+
+	/** What this ledger removes from arguments, results and error texts before it stores them. */
+	Redaction redaction();
+
+}

@@ -1,0 +1,235 @@
+package io.idempotency.ledger;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+
+import io.idempotency.key.IdempotencyKey;
+
+/**
+ * The ledger's two contracts in memory, for tests of the advice and the reconciler that need no database:
+ * one map under one lock, whose key decides the claim as the table's unique constraint does, and a clock the
+ * test moves. It keeps what the database suites pin (one winner per key, a repeat answered from the row it
+ * lost to, an outcome written only over an attempting row, a lease honoured by every write) and nothing else:
+ * no heartbeat, no retention, no kept outcomes. Never a stand-in for those suites.
+ */
+public final class InMemoryLedger implements CallLedger, ReconcileQueue {
+
+	private final Redaction redaction;
+
+	private final Map<IdempotencyKey, Row> rows = new LinkedHashMap<>();
+
+	private final Map<IdempotencyKey, Integer> replays = new LinkedHashMap<>();
+
+	private Instant now = Instant.parse("2026-01-01T00:00:00Z");
+
+	private long nextId = 1;
+
+	public InMemoryLedger() {
+		this(Redaction.defaults());
+	}
+
+	public InMemoryLedger(Redaction redaction) {
+		this.redaction = Objects.requireNonNull(redaction, "redaction");
+	}
+
+	/** Moves the ledger's clock on: rows become stale, leases and pauses end. */
+	public synchronized void advance(Duration duration) {
+		this.now = this.now.plus(duration);
+	}
+
+	/** The row of a key, as the database would return it. */
+	public synchronized Optional<LedgerEntry> find(IdempotencyKey key) {
+		return Optional.ofNullable(this.rows.get(key)).map(Row::entry);
+	}
+
+	/** Every row, in claim order. */
+	public synchronized List<LedgerEntry> entries() {
+		return this.rows.values().stream().map(Row::entry).toList();
+	}
+
+	/** How many repeats were answered from this key's row. */
+	public synchronized int replays(IdempotencyKey key) {
+		return this.replays.getOrDefault(key, 0);
+	}
+
+	@Override
+	public synchronized Claim claim(ClaimRequest request) {
+		Row existing = this.rows.get(request.key());
+		if (existing == null) {
+			String arguments = this.redaction.redact(request.arguments(), request.sensitiveNames());
+			this.rows.put(request.key(), new Row(this.nextId++, request, arguments, this.now));
+			return new Claim.Won(request.key());
+		}
+		if (!Objects.equals(existing.userId, request.userId())) {
+			return new Claim.HeldByAnotherUser(request.key());
+		}
+		recordReplay(request.key());
+		LedgerEntry entry = existing.entry();
+		return switch (existing.status) {
+			case SUCCEEDED -> new Claim.Replay(entry);
+			case FAILED -> new Claim.PreviousAttemptFailed(entry);
+			case ATTEMPTING, UNKNOWN -> new Claim.InProgress(entry);
+		};
+	}
+
+	@Override
+	public boolean recordSucceeded(IdempotencyKey key, String resultJson) {
+		return record(key, LedgerStatus.SUCCEEDED, resultJson, null);
+	}
+
+	@Override
+	public boolean recordSucceededWithoutResult(IdempotencyKey key, String reason) {
+		return record(key, LedgerStatus.SUCCEEDED, null, reason);
+	}
+
+	@Override
+	public boolean recordFailed(IdempotencyKey key, String error) {
+		return record(key, LedgerStatus.FAILED, null, error);
+	}
+
+	@Override
+	public boolean recordUnknown(IdempotencyKey key, String error) {
+		return record(key, LedgerStatus.UNKNOWN, null, error);
+	}
+
+	private synchronized boolean record(IdempotencyKey key, LedgerStatus outcome, String resultJson, String error) {
+		Row row = this.rows.get(key);
+		if (row == null || row.status != LedgerStatus.ATTEMPTING) {
+			return false;
+		}
+		row.settle(outcome, resultJson, error, this.now);
+		return true;
+	}
+
+	@Override
+	public synchronized void recordReplay(IdempotencyKey key) {
+		this.replays.merge(Objects.requireNonNull(key, "key"), 1, Integer::sum);
+	}
+
+	@Override
+	public Redaction redaction() {
+		return this.redaction;
+	}
+
+	@Override
+	public synchronized List<LedgerEntry> leaseStaleOf(Set<String> tools, Duration olderThan, int limit,
+			Duration leaseFor) {
+		List<LedgerEntry> leased = new ArrayList<>();
+		this.rows.values()
+			.stream()
+			.filter((row) -> tools.contains(row.tool) && row.status.isUnsettled())
+			.filter((row) -> row.startedAt.isBefore(this.now.minus(olderThan)))
+			.filter((row) -> row.reconcileAfter == null || row.reconcileAfter.isBefore(this.now))
+			.sorted(Comparator.comparing((Row row) -> row.startedAt))
+			.limit(limit)
+			.forEach((row) -> {
+				row.owner = UUID.randomUUID().toString();
+				row.reconcileAfter = this.now.plus(leaseFor);
+				row.attempts++;
+				leased.add(row.entry());
+			});
+		return leased;
+	}
+
+	@Override
+	public synchronized boolean resolveSucceeded(LedgerEntry leased, String resultJson) {
+		return resolve(leased, LedgerStatus.SUCCEEDED, resultJson, null);
+	}
+
+	@Override
+	public synchronized boolean resolveFailed(LedgerEntry leased, String error) {
+		return resolve(leased, LedgerStatus.FAILED, null, error);
+	}
+
+	private boolean resolve(LedgerEntry leased, LedgerStatus outcome, String resultJson, String error) {
+		Row row = leasedRow(leased);
+		if (row == null) {
+			return false;
+		}
+		row.settle(outcome, resultJson, error, this.now);
+		row.owner = null;
+		row.reconcileAfter = null;
+		return true;
+	}
+
+	@Override
+	public synchronized boolean postpone(LedgerEntry leased, Duration retryAfter) {
+		Row row = leasedRow(leased);
+		if (row == null) {
+			return false;
+		}
+		row.owner = null;
+		row.reconcileAfter = this.now.plus(retryAfter);
+		return true;
+	}
+
+	/** The row of a lease that still holds it, and is unsettled; {@code null} otherwise. */
+	private Row leasedRow(LedgerEntry leased) {
+		Row row = this.rows.get(leased.key());
+		boolean holds = row != null && row.status.isUnsettled() && row.owner != null
+				&& row.owner.equals(leased.reconcileOwner());
+		return holds ? row : null;
+	}
+
+	private static final class Row {
+
+		final long id;
+
+		final ClaimRequest request;
+
+		final String userId;
+
+		final String tool;
+
+		final String arguments;
+
+		final Instant startedAt;
+
+		LedgerStatus status = LedgerStatus.ATTEMPTING;
+
+		String result;
+
+		String error;
+
+		Instant finishedAt;
+
+		int attempts;
+
+		String owner;
+
+		Instant reconcileAfter;
+
+		Row(long id, ClaimRequest request, String arguments, Instant startedAt) {
+			this.id = id;
+			this.request = request;
+			this.userId = request.userId();
+			this.tool = request.tool();
+			this.arguments = arguments;
+			this.startedAt = startedAt;
+		}
+
+		void settle(LedgerStatus outcome, String resultJson, String error, Instant at) {
+			this.status = outcome;
+			this.result = resultJson;
+			this.error = LedgerRows.truncate(error);
+			this.finishedAt = at;
+		}
+
+		LedgerEntry entry() {
+			return new LedgerEntry(this.id, this.request.key(), this.request.runId(), this.userId, this.tool,
+					this.arguments, this.status, this.result, this.error, this.startedAt, this.finishedAt, 0,
+					this.attempts, this.owner);
+		}
+
+	}
+
+}
