@@ -1,5 +1,7 @@
 package io.idempotency;
 
+import java.time.Instant;
+
 import com.fasterxml.jackson.annotation.JsonValue;
 
 /**
@@ -11,57 +13,65 @@ import com.fasterxml.jackson.annotation.JsonValue;
 public enum Answer {
 
 	/** Claimed and executed; it returned. */
-	EXECUTED("executed", "executed"),
+	EXECUTED("executed", "executed", null),
 
 	/** Claimed and executed; it threw, and its effect definitely did not happen. */
-	FAILED("failed", "failed"),
+	FAILED("failed", "failed", null),
 
 	/** Claimed and executed; it threw, and its effect may have happened (for the reconciler). */
-	UNKNOWN("unknown", "unknown"),
+	UNKNOWN("unknown", "unknown", null),
 
 	/** A repeat, answered with the stored result of the earlier call in the run. */
-	REPLAYED("replayed", "replayed"),
+	REPLAYED("replayed", "replayed", "Already done earlier in this run: this is the result of that earlier call."
+			+ " Nothing was done again, so report one action, not two."),
 
 	/**
 	 * A repeat of a call that succeeded, whose result was not stored (or can no longer be read back): done, not
 	 * done again, and no result to show.
 	 */
-	REPLAYED_WITHOUT_RESULT("replayed_without_result", "replayed"),
+	REPLAYED_WITHOUT_RESULT("replayed_without_result", "replayed", "Already done earlier in this run, but its result"
+			+ " could not be kept, so it cannot be shown again. Nothing was done again: do not repeat it, and report it"
+			+ " as done."),
 
 	/** A repeat of a call still running, or whose outcome is unknown: not a failure, and not to be retried. */
-	IN_PROGRESS("in_progress", "in_progress"),
+	IN_PROGRESS("in_progress", "in_progress", null),
 
 	/** A repeat of a call that failed; not attempted again. */
-	PREVIOUS_ATTEMPT_FAILED("previous_attempt_failed", "previous_attempt_failed"),
+	PREVIOUS_ATTEMPT_FAILED("previous_attempt_failed", "previous_attempt_failed", null),
 
 	/** Refused: another user's call holds the key; nothing was executed. */
-	REFUSED_CONFLICT("refused_conflict", "conflict"),
+	REFUSED_CONFLICT("refused_conflict", "conflict", null),
 
 	/** Refused: called outside any run; nothing was executed. */
-	REFUSED_WITHOUT_RUN("refused_without_run", "without_run"),
+	REFUSED_WITHOUT_RUN("refused_without_run", "without_run", null),
 
 	/**
 	 * Called outside any run and executed without deduplication, as configured: its result or error is the
 	 * tool's own.
 	 */
-	EXECUTED_WITHOUT_RUN("executed_without_run", "executed_without_run"),
+	EXECUTED_WITHOUT_RUN("executed_without_run", "executed_without_run", null),
 
 	/** Refused: its arguments cannot be made into a key or stored; nothing was executed. */
-	REFUSED_INVALID_ARGUMENTS("refused_invalid_arguments", "invalid_arguments"),
+	REFUSED_INVALID_ARGUMENTS("refused_invalid_arguments", "invalid_arguments", null),
 
 	/** Refused: the call could not be claimed, because the ledger's database failed; nothing was executed. */
-	REFUSED_LEDGER_UNAVAILABLE("refused_ledger_unavailable", "ledger_unavailable"),
+	REFUSED_LEDGER_UNAVAILABLE("refused_ledger_unavailable", "ledger_unavailable", "Not done: this action could not be"
+			+ " recorded before it was carried out, so it was not carried out. Nothing happened. It can be tried again"
+			+ " later."),
 
 	/** Refused before the advice: the run a framework named for the call is not a run id; nothing was executed. */
-	REFUSED_INVALID_RUN("refused_invalid_run", "invalid_run");
+	REFUSED_INVALID_RUN("refused_invalid_run", "invalid_run", null);
 
 	private final String kind;
 
 	private final String tag;
 
-	Answer(String kind, String tag) {
+	private final String message;
+
+	Answer(String kind, String tag, String message) {
 		this.kind = kind;
 		this.tag = tag;
+		this.message = message;
 	}
 
 	/** The answer as the model reads it, in a {@code ToolResult} or a framework's answer: {@code in_progress}. */
@@ -73,6 +83,31 @@ public enum Answer {
 	/** The answer as a metric or observation tag: {@code in_progress}, {@code conflict}. */
 	public String tag() {
 		return this.tag;
+	}
+
+	/**
+	 * The sentence a model reads with this answer, for a repeat or a refusal for want of a ledger; {@code null}
+	 * for a call executed, or refused for a reason its exception names. A repeat that failed or is in progress
+	 * is told the error and the start time besides, where known.
+	 */
+	public String message() {
+		return switch (this) {
+			case PREVIOUS_ATTEMPT_FAILED -> previousAttemptFailed(null);
+			case IN_PROGRESS -> inProgress(null);
+			default -> this.message;
+		};
+	}
+
+	static String previousAttemptFailed(String error) {
+		String reason = (error == null || error.isBlank()) ? "" : " (" + error + ")";
+		return "This action was already attempted earlier in this run and failed" + reason
+				+ ". It was not attempted again.";
+	}
+
+	static String inProgress(Instant since) {
+		return "This action was started earlier in this run" + (since != null ? " (at " + since + ")" : "")
+				+ " and is still in progress, or its outcome is being checked. It was not started again. Do not"
+				+ " retry it: report that it is pending.";
 	}
 
 	/** Whether the call repeats an earlier one of its run and was answered from it, not executed again. */

@@ -1,5 +1,6 @@
 package io.idempotency;
 
+import io.idempotency.advice.IdempotentToolsRegistrar;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;

@@ -16,7 +16,7 @@ public record IdempotentCall(String tool, String toolCallName, IdempotencyKey ke
 
 	/** The message the model reads for a replay. */
 	public static String replayMessage() {
-		return Messages.REPLAYED;
+		return Answer.REPLAYED.message();
 	}
 
 }

@@ -62,11 +62,12 @@ public final class IdempotentCallScope implements AutoCloseable {
 	}
 
 	/** Whether a scope is open on this thread. */
-	static boolean isOpen() {
+	public static boolean isOpen() {
 		return current.get() != null;
 	}
 
-	static void tell(IdempotentCall call) {
+	/** Tells every scope open on this thread a call's answer: the advice's, as each call is answered. */
+	public static void tell(IdempotentCall call) {
 		for (IdempotentCallScope scope = current.get(); scope != null; scope = scope.outer) {
 			scope.last = call;
 		}

@@ -33,13 +33,18 @@ public record IdempotentInvocation(String tool, IdempotencyKey key, Run run) {
 		return Optional.ofNullable(current.get());
 	}
 
-	static IdempotentInvocation enter(IdempotentInvocation invocation) {
+	/**
+	 * Makes this the invocation of the current thread while its tool executes, returning the one it
+	 * replaces: the advice's, around the tool body. Applications read it with {@link #current()}.
+	 */
+	public static IdempotentInvocation enter(IdempotentInvocation invocation) {
 		IdempotentInvocation outer = current.get();
 		current.set(invocation);
 		return outer;
 	}
 
-	static void exit(IdempotentInvocation outer) {
+	/** Restores the invocation {@link #enter} replaced: the advice's, when the tool body returns. */
+	public static void exit(IdempotentInvocation outer) {
 		if (outer != null) {
 			current.set(outer);
 		}

@@ -14,7 +14,7 @@ public class LedgerUnavailableException extends RuntimeException {
 	private final String tool;
 
 	public LedgerUnavailableException(String tool, Throwable cause) {
-		super(Messages.LEDGER_UNAVAILABLE, cause);
+		super(Answer.REFUSED_LEDGER_UNAVAILABLE.message(), cause);
 		this.tool = tool;
 	}
 

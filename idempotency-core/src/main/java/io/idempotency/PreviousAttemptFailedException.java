@@ -13,7 +13,7 @@ public class PreviousAttemptFailedException extends RuntimeException {
 	private final String error;
 
 	public PreviousAttemptFailedException(String tool, String error) {
-		super(Messages.previousAttemptFailed(error));
+		super(Answer.previousAttemptFailed(error));
 		this.tool = tool;
 		this.error = error;
 	}

@@ -14,7 +14,7 @@ public class ResultNotStoredException extends RuntimeException {
 	private final String tool;
 
 	public ResultNotStoredException(String tool) {
-		super(Messages.REPLAYED_WITHOUT_RESULT);
+		super(Answer.REPLAYED_WITHOUT_RESULT.message());
 		this.tool = tool;
 	}
 

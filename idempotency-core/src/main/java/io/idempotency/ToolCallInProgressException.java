@@ -16,7 +16,7 @@ public class ToolCallInProgressException extends RuntimeException {
 	private final transient Instant since;
 
 	public ToolCallInProgressException(String tool, Instant since) {
-		super(Messages.inProgress(since));
+		super(Answer.inProgress(since));
 		this.tool = tool;
 		this.since = since;
 	}

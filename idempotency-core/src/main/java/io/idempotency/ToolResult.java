@@ -26,21 +26,26 @@ public record ToolResult<T>(boolean ok, T data, boolean replayed, Answer kind, S
 		return new ToolResult<>(true, data, false, Answer.EXECUTED, null, null);
 	}
 
-	static <T> ToolResult<T> replayed(T data) {
-		return new ToolResult<>(true, data, true, Answer.REPLAYED, Messages.REPLAYED, null);
+	/** The answer to a repeat of an action done earlier in the run: its stored result. */
+	public static <T> ToolResult<T> replayed(T data) {
+		return new ToolResult<>(true, data, true, Answer.REPLAYED, Answer.REPLAYED.message(), null);
 	}
 
-	static <T> ToolResult<T> replayedWithoutResult() {
-		return new ToolResult<>(true, null, true, Answer.REPLAYED_WITHOUT_RESULT, Messages.REPLAYED_WITHOUT_RESULT, null);
-	}
-
-	static <T> ToolResult<T> previousAttemptFailed(String error) {
-		return new ToolResult<>(false, null, true, Answer.PREVIOUS_ATTEMPT_FAILED, Messages.previousAttemptFailed(error),
+	/** The answer to a repeat of an action done earlier in the run whose result was not kept. */
+	public static <T> ToolResult<T> replayedWithoutResult() {
+		return new ToolResult<>(true, null, true, Answer.REPLAYED_WITHOUT_RESULT, Answer.REPLAYED_WITHOUT_RESULT.message(),
 				null);
 	}
 
-	static <T> ToolResult<T> inProgress(Instant since) {
-		return new ToolResult<>(false, null, true, Answer.IN_PROGRESS, Messages.inProgress(since), since);
+	/** The answer to a repeat of an action that failed earlier in the run, with that failure's error. */
+	public static <T> ToolResult<T> previousAttemptFailed(String error) {
+		return new ToolResult<>(false, null, true, Answer.PREVIOUS_ATTEMPT_FAILED, Answer.previousAttemptFailed(error),
+				null);
+	}
+
+	/** The answer to a repeat of an action still running, or whose outcome is unknown, since it started. */
+	public static <T> ToolResult<T> inProgress(Instant since) {
+		return new ToolResult<>(false, null, true, Answer.IN_PROGRESS, Answer.inProgress(since), since);
 	}
 
 }

@@ -1,5 +1,8 @@
 package io.idempotency;
 
+import io.idempotency.advice.IdempotentToolRegistry;
+import io.idempotency.reconcile.Reconciler;
+import io.idempotency.reconcile.ReconcilerSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,8 @@
 package io.idempotency;
 
+import io.idempotency.advice.IdempotentToolRegistry;
+import io.idempotency.reconcile.Reconciler;
+import io.idempotency.reconcile.ReconcilerSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -229,7 +232,7 @@ abstract class HostileInputContractTests {
 
 		assertThatExceptionOfType(ResultNotStoredException.class)
 			.isThrownBy(() -> inRun("r1", () -> this.tools.bookSlot(slot)))
-			.withMessage(Messages.REPLAYED_WITHOUT_RESULT)
+			.withMessage(Answer.REPLAYED_WITHOUT_RESULT.message())
 			.havingCause()
 			.withMessageContaining("cannot be read back");
 		ToolResult<Slot> envelope = inRun("r1", () -> this.tools.bookSlotEnvelope(slot));

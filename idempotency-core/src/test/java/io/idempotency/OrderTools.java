@@ -7,11 +7,26 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.idempotency.key.IdempotencyKey;
 
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
 /**
  * Tools whose effects are kept in memory, for the tests of the advice and the reconciler that run without a
  * database: an order placed is one entry, keyed by the reference the call's key derives.
  */
 public class OrderTools {
+
+	/** These tools as beans, with {@link EnableIdempotentTools}: the context adds a ledger. */
+	@Configuration(proxyBeanMethods = false)
+	@EnableIdempotentTools
+	public static class Enabled {
+
+		@Bean
+		OrderTools orderTools() {
+			return new OrderTools();
+		}
+
+	}
 
 	public record Order(String reference, String item, int quantity) {
 	}

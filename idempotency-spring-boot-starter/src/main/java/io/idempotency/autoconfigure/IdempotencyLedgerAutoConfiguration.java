@@ -2,7 +2,7 @@ package io.idempotency.autoconfigure;
 
 import javax.sql.DataSource;
 
-import io.idempotency.Reconciler;
+import io.idempotency.reconcile.Reconciler;
 import io.idempotency.ledger.JdbcLedger;
 
 import org.springframework.beans.factory.ObjectProvider;

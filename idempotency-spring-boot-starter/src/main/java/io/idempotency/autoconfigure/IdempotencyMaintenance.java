@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 
-import io.idempotency.Reconciler;
+import io.idempotency.reconcile.Reconciler;
 import io.idempotency.ledger.JdbcLedger;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

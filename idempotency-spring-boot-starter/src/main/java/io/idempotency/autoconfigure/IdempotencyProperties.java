@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import io.idempotency.IdempotentToolAdvisor;
+import io.idempotency.advice.IdempotentToolAdvisor;
 import io.idempotency.MissingRunPolicy;
 import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.ledger.Redaction;

@@ -1,8 +1,8 @@
 package io.idempotency.autoconfigure;
 
-import io.idempotency.IdempotentToolRegistry;
-import io.idempotency.Reconciler;
-import io.idempotency.ReconcilerSettings;
+import io.idempotency.advice.IdempotentToolRegistry;
+import io.idempotency.reconcile.Reconciler;
+import io.idempotency.reconcile.ReconcilerSettings;
 import io.idempotency.ledger.JdbcLedger;
 import tools.jackson.databind.json.JsonMapper;
 

@@ -1,8 +1,8 @@
 package io.idempotency.autoconfigure;
 
 import io.idempotency.IdempotentCallListener;
-import io.idempotency.IdempotentToolAdvisor;
-import io.idempotency.IdempotentToolRegistry;
+import io.idempotency.advice.IdempotentToolAdvisor;
+import io.idempotency.advice.IdempotentToolRegistry;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.run.RunSource;
 import io.micrometer.observation.ObservationRegistry;

@@ -11,14 +11,14 @@ import java.util.stream.Stream;
 import javax.sql.DataSource;
 
 import io.idempotency.IdempotentTool;
-import io.idempotency.IdempotentToolAdvisor;
-import io.idempotency.IdempotentToolRegistry;
+import io.idempotency.advice.IdempotentToolAdvisor;
+import io.idempotency.advice.IdempotentToolRegistry;
 import io.idempotency.MissingRunException;
 import io.idempotency.Reconciliation;
 import io.idempotency.key.IdempotencyKey;
 import org.springframework.ai.chat.model.ToolContext;
-import io.idempotency.Reconciler;
-import io.idempotency.ReconcilerSettings;
+import io.idempotency.reconcile.Reconciler;
+import io.idempotency.reconcile.ReconcilerSettings;
 import io.idempotency.autoconfigure.QuoteTool.QuoteRequest;
 import io.idempotency.autoconfigure.ai.IdempotencySpringAiAutoConfiguration;
 import io.idempotency.autoconfigure.http.IdempotencyHttpClientAutoConfiguration;

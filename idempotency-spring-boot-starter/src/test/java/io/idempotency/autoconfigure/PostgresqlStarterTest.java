@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 import io.idempotency.IdempotentTool;
-import io.idempotency.Reconciler;
+import io.idempotency.reconcile.Reconciler;
 import io.idempotency.Reconciliation;
 import io.idempotency.autoconfigure.observability.IdempotencyEndpoint;
 import io.idempotency.autoconfigure.observability.IdempotencyHealthIndicator;
@@ -226,8 +226,8 @@ class PostgresqlStarterTest {
 					// An instance that takes this one for dead (it has not beaten yet, as in a long pause) and
 					// reconciles the call: the report is not found, so the call is resolved as failed.
 					Reconciler other = new Reconciler(context.getBean(JdbcLedger.class),
-							context.getBean(io.idempotency.IdempotentToolRegistry.class), new JsonMapper(),
-							new io.idempotency.ReconcilerSettings(Duration.ofMillis(1), Map.of(), 10, Duration.ofMinutes(1),
+							context.getBean(io.idempotency.advice.IdempotentToolRegistry.class), new JsonMapper(),
+							new io.idempotency.reconcile.ReconcilerSettings(Duration.ofMillis(1), Map.of(), 10, Duration.ofMinutes(1),
 									Duration.ofMillis(1), Duration.ofMillis(1), 3));
 					assertThat(await().until(other::reconcile, (pass) -> pass.resolved() > 0).failed()).isEqualTo(1);
 

@@ -1,6 +1,6 @@
 package io.idempotency.autoconfigure;
 
-import io.idempotency.ReconcilerSettings;
+import io.idempotency.reconcile.ReconcilerSettings;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -3,7 +3,7 @@ package io.idempotency.autoconfigure.ai;
 import java.util.List;
 import java.util.function.Supplier;
 
-import io.idempotency.IdempotentToolRegistry;
+import io.idempotency.advice.IdempotentToolRegistry;
 import io.idempotency.ai.IdempotentMcpTools;
 import io.idempotency.autoconfigure.IdempotencyProperties;
 import io.modelcontextprotocol.server.McpServerFeatures;

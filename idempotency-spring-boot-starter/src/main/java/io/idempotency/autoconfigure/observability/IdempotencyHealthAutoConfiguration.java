@@ -5,7 +5,7 @@ import io.idempotency.autoconfigure.IdempotencyReconcilerAutoConfiguration;
 import java.util.Set;
 import java.util.function.Supplier;
 
-import io.idempotency.IdempotentToolRegistry;
+import io.idempotency.advice.IdempotentToolRegistry;
 import io.idempotency.ledger.JdbcLedger;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;

@@ -2,7 +2,7 @@ package io.idempotency.autoconfigure.observability;
 
 import io.idempotency.IdempotentCall;
 import io.idempotency.IdempotentCallListener;
-import io.idempotency.Reconciler;
+import io.idempotency.reconcile.Reconciler;
 import io.idempotency.ledger.JdbcLedger;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;

@@ -1,6 +1,6 @@
 package io.idempotency.autoconfigure.observability;
 
-import io.idempotency.Reconciler;
+import io.idempotency.reconcile.Reconciler;
 import io.idempotency.autoconfigure.IdempotencyReconcilerAutoConfiguration;
 import io.idempotency.ledger.JdbcLedger;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -21,7 +21,7 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.idempotency.PreviousAttemptFailedException;
-import io.idempotency.Reconciler;
+import io.idempotency.reconcile.Reconciler;
 import io.idempotency.ToolCallInProgressException;
 import io.idempotency.autoconfigure.crash.CrashingApplication.CrashTools;
 import io.idempotency.key.IdempotencyKey;

@@ -3,7 +3,7 @@ package io.idempotency.sample.web;
 import java.util.List;
 import java.util.Map;
 
-import io.idempotency.Reconciler;
+import io.idempotency.reconcile.Reconciler;
 import io.idempotency.sample.agent.Agent;
 import io.idempotency.sample.agent.RunTranscript;
 import io.idempotency.sample.external.Fault;

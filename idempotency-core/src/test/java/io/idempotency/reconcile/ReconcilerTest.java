@@ -1,10 +1,13 @@
-package io.idempotency;
+package io.idempotency.reconcile;
 
+import io.idempotency.PreviousAttemptFailedException;
+import io.idempotency.advice.IdempotentToolRegistry;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 
+import io.idempotency.OrderTools;
 import io.idempotency.OrderTools.Order;
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.key.IdempotencyKeys;
@@ -42,7 +45,7 @@ class ReconcilerTest {
 	void start() {
 		this.context = new AnnotationConfigApplicationContext();
 		this.context.registerBean(InMemoryLedger.class, () -> this.ledger);
-		this.context.register(IdempotentToolAdviceTest.Tools.class);
+		this.context.register(OrderTools.Enabled.class);
 		this.context.refresh();
 		this.tools = this.context.getBean(OrderTools.class);
 	}

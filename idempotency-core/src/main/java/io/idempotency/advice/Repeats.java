@@ -1,5 +1,12 @@
-package io.idempotency;
+package io.idempotency.advice;
 
+import io.idempotency.ledger.ResultCodec;
+import io.idempotency.IdempotencyConflictException;
+import io.idempotency.ToolCallInProgressException;
+import io.idempotency.PreviousAttemptFailedException;
+import io.idempotency.ResultNotStoredException;
+import io.idempotency.Answer;
+import io.idempotency.ToolResult;
 import io.idempotency.ledger.Claim;
 import io.idempotency.ledger.ClaimRequest;
 import org.apache.commons.logging.Log;

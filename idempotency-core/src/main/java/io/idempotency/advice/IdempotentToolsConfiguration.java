@@ -1,5 +1,6 @@
-package io.idempotency;
+package io.idempotency.advice;
 
+import io.idempotency.IdempotentCallListener;
 import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.run.RunSource;

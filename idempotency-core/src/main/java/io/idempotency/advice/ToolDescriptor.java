@@ -1,5 +1,8 @@
-package io.idempotency;
+package io.idempotency.advice;
 
+import io.idempotency.ToolResult;
+import io.idempotency.Reconciliation;
+import io.idempotency.IdempotentTool;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Parameter;

@@ -1,5 +1,9 @@
-package io.idempotency;
+package io.idempotency.advice;
 
+import io.idempotency.ledger.ResultCodec;
+import io.idempotency.MissingRunPolicy;
+import io.idempotency.IdempotentCallListener;
+import io.idempotency.IdempotentTool;
 import java.util.Collection;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,16 @@
-package io.idempotency;
+package io.idempotency.advice;
 
+import io.idempotency.IdempotencyConflictException;
+import io.idempotency.ToolCallInProgressException;
+import io.idempotency.PreviousAttemptFailedException;
+import io.idempotency.ResultNotStoredException;
+import io.idempotency.Answer;
+import io.idempotency.ToolResult;
+import io.idempotency.EnableIdempotentTools;
+import io.idempotency.IdempotentCall;
+import io.idempotency.IdempotentCallListener;
+import io.idempotency.MissingRunException;
+import io.idempotency.IdempotentTool;
 import java.net.SocketTimeoutException;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -9,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import io.idempotency.OrderTools;
 import io.idempotency.OrderTools.Order;
 import io.idempotency.ledger.InMemoryLedger;
 import io.idempotency.ledger.LedgerEntry;
@@ -20,7 +32,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,23 +53,12 @@ class IdempotentToolAdviceTest {
 
 	private OrderTools tools;
 
-	@Configuration(proxyBeanMethods = false)
-	@EnableIdempotentTools
-	static class Tools {
-
-		@Bean
-		OrderTools orderTools() {
-			return new OrderTools();
-		}
-
-	}
-
 	@BeforeEach
 	void start() throws Exception {
 		this.context = new AnnotationConfigApplicationContext();
 		this.context.registerBean(InMemoryLedger.class, () -> this.ledger);
 		this.context.registerBean(IdempotentCallListener.class, () -> this.told::add);
-		this.context.register(Tools.class);
+		this.context.register(OrderTools.Enabled.class);
 		this.context.refresh();
 		this.tools = this.context.getBean(OrderTools.class);
 	}

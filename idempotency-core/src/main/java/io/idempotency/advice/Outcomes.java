@@ -1,5 +1,7 @@
-package io.idempotency;
+package io.idempotency.advice;
 
+import io.idempotency.ledger.ResultCodec;
+import io.idempotency.ToolResult;
 import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.ledger.DatabaseErrors;
 import io.idempotency.ledger.CallLedger;

@@ -1,4 +1,4 @@
-package io.idempotency;
+package io.idempotency.reconcile;
 
 import java.time.Duration;
 import java.util.Map;

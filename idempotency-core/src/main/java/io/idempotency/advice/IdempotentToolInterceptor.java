@@ -1,5 +1,11 @@
-package io.idempotency;
+package io.idempotency.advice;
 
+import io.idempotency.ledger.ResultCodec;
+import io.idempotency.MissingRunPolicy;
+import io.idempotency.IdempotentInvocation;
+import io.idempotency.Answer;
+import io.idempotency.IdempotentCallListener;
+import io.idempotency.MissingRunException;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.idempotency;
+package io.idempotency.ledger;
 
 import java.util.Set;
 
@@ -14,21 +14,21 @@ import org.springframework.core.ResolvableType;
  * Stores tool results as JSON and reads them back as the tool's declared (generic) result type, with the
  * application's JSON mapper, so that a replay returns what the first call returned.
  */
-final class ResultCodec {
+public final class ResultCodec {
 
 	/** How many bytes a result may take as JSON (UTF-8) to be stored, unless configured otherwise: 1 MiB. */
-	static final long DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
+	public static final long DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
 
 	private final JsonMapper mapper;
 
 	private final long maxResultBytes;
 
-	ResultCodec(JsonMapper mapper, long maxResultBytes) {
+	public ResultCodec(JsonMapper mapper, long maxResultBytes) {
 		this.mapper = mapper;
 		this.maxResultBytes = maxResultBytes;
 	}
 
-	String write(Object result) {
+	public String write(Object result) {
 		return this.mapper.writeValueAsString(result);
 	}
 
@@ -39,7 +39,7 @@ final class ResultCodec {
 	 * replay that handed back a redacted result would pass a wrong value off as the right one.
 	 * @param arguments the call's arguments as the tool received them, or {@code null} where they are gone
 	 */
-	Storable storable(Object result, Redaction redaction, String arguments, Set<String> sensitiveNames) {
+	public Storable storable(Object result, Redaction redaction, String arguments, Set<String> sensitiveNames) {
 		String json;
 		try {
 			json = write(result);
@@ -65,10 +65,10 @@ final class ResultCodec {
 	}
 
 	/** A result's JSON to store, or, when it is {@code null}, why it is not stored. */
-	record Storable(String json, String notStored) {
+	public record Storable(String json, String notStored) {
 	}
 
-	Object read(String json, ResolvableType type) {
+	public Object read(String json, ResolvableType type) {
 		if (json == null || void.class.equals(type.resolve()) || Void.class.equals(type.resolve())) {
 			return null;
 		}
@@ -83,7 +83,7 @@ final class ResultCodec {
 	}
 
 	/** A stored result that the tool's result type can no longer read (the type changed since). */
-	static final class UnreadableResultException extends IllegalStateException {
+	public static final class UnreadableResultException extends IllegalStateException {
 
 		private static final long serialVersionUID = 1L;
 

@@ -1,4 +1,4 @@
-package io.idempotency;
+package io.idempotency.advice;
 
 import java.lang.reflect.Method;
 import java.net.SocketTimeoutException;

@@ -1,5 +1,10 @@
-package io.idempotency;
+package io.idempotency.advice;
 
+import io.idempotency.IdempotentCallScope;
+import io.idempotency.Answer;
+import io.idempotency.IdempotentCall;
+import io.idempotency.LedgerUnavailableException;
+import io.idempotency.IdempotentCallListener;
 import java.util.List;
 
 import io.idempotency.ledger.ClaimRequest;

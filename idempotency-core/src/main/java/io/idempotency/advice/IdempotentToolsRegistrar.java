@@ -1,5 +1,6 @@
-package io.idempotency;
+package io.idempotency.advice;
 
+import io.idempotency.EnableIdempotentTools;
 import java.util.Map;
 
 import org.springframework.aop.config.AopConfigUtils;
@@ -9,8 +10,8 @@ import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.type.AnnotationMetadata;
 
-/** Registers what {@link EnableIdempotentTools} turns on. */
-final class IdempotentToolsRegistrar implements ImportBeanDefinitionRegistrar {
+/** Registers what {@link EnableIdempotentTools} turns on: imported by it, not used directly. */
+public final class IdempotentToolsRegistrar implements ImportBeanDefinitionRegistrar {
 
 	@Override
 	public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {

@@ -1,4 +1,4 @@
-package io.idempotency;
+package io.idempotency.advice;
 
 import java.io.IOException;
 import java.lang.reflect.Method;

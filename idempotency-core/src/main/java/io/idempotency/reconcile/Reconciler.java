@@ -1,4 +1,4 @@
-package io.idempotency;
+package io.idempotency.reconcile;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -14,9 +14,11 @@ import java.util.Set;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.idempotency.IdempotentToolRegistry.RegisteredTool;
+import io.idempotency.Reconciliation;
+import io.idempotency.key.IdempotencyKey;
 import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.ledger.ReconcileQueue;
+import io.idempotency.ledger.ResultCodec;
 import io.idempotency.ledger.LedgerEntry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -54,7 +56,7 @@ public final class Reconciler {
 
 	private final ReconcileQueue ledger;
 
-	private final IdempotentToolRegistry tools;
+	private final ReconcileMethods tools;
 
 	private final ResultCodec results;
 
@@ -69,7 +71,7 @@ public final class Reconciler {
 
 	private final AtomicLong reconciledFailed = new AtomicLong();
 
-	public Reconciler(ReconcileQueue ledger, IdempotentToolRegistry tools, JsonMapper resultMapper,
+	public Reconciler(ReconcileQueue ledger, ReconcileMethods tools, JsonMapper resultMapper,
 			ReconcilerSettings settings) {
 		this.ledger = ledger;
 		this.tools = tools;
@@ -153,17 +155,17 @@ public final class Reconciler {
 	}
 
 	private Outcome reconcile(LedgerEntry row) {
-		Optional<RegisteredTool> tool = this.tools.find(row.tool());
+		Optional<ReconcileMethod> tool = this.tools.find(row.tool());
 		try {
-			if (tool.isEmpty() || tool.get().descriptor().reconcile() == null) {
+			if (tool.isEmpty()) {
 				throw new IllegalStateException("no tool named '" + row.tool() + "' with a reconcile method is registered");
 			}
 			Reconciliation<?> answer = ask(tool.get(), row);
 			if (answer.tookEffect()) {
 				String result = null;
-				if (!tool.get().descriptor().returnsNothing()) {
+				if (!tool.get().returnsNothing()) {
 					ResultCodec.Storable storable = this.results.storable(answer.result(), this.ledger.redaction(), null,
-							tool.get().descriptor().sensitive());
+							tool.get().sensitiveNames());
 					if (storable.notStored() != null) {
 						logger.warn("reconcile.result_not_stored tool=" + row.tool() + " key=" + row.key() + ": "
 								+ storable.notStored() + "; a repeat is told the action was done, without its result");
@@ -182,24 +184,25 @@ public final class Reconciler {
 		}
 	}
 
-	private Reconciliation<?> ask(RegisteredTool tool, LedgerEntry row) {
-		Method reconcile = tool.descriptor().reconcile();
+	private Reconciliation<?> ask(ReconcileMethod tool, LedgerEntry row) {
+		Method reconcile = tool.method();
+		Object bean = tool.bean().get();
 		JsonNode arguments = this.argumentsMapper.readTree(row.arguments());
 		Parameter[] parameters = reconcile.getParameters();
 		Object[] values = new Object[parameters.length];
 		for (int i = 0; i < parameters.length; i++) {
-			if (parameters[i].getType().equals(io.idempotency.key.IdempotencyKey.class)) {
+			if (parameters[i].getType().equals(IdempotencyKey.class)) {
 				values[i] = row.key();
 			}
 			else {
 				JsonNode value = arguments.get(parameters[i].getName());
-				ResolvableType type = ResolvableType.forMethodParameter(reconcile, i, tool.bean().getClass());
+				ResolvableType type = ResolvableType.forMethodParameter(reconcile, i, bean.getClass());
 				values[i] = (value == null || value.isNull()) ? null : this.argumentsMapper.convertValue(value,
 						this.argumentsMapper.getTypeFactory().constructType(type.getType()));
 			}
 		}
 		// A public method through the proxy (so its own advice applies), anything else on the target itself.
-		Object target = tool.bean();
+		Object target = bean;
 		if (!Modifier.isPublic(reconcile.getModifiers())) {
 			Object singleton = AopProxyUtils.getSingletonTarget(target);
 			target = (singleton != null) ? singleton : target;

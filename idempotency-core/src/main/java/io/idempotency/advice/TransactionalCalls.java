@@ -1,5 +1,9 @@
-package io.idempotency;
+package io.idempotency.advice;
 
+import io.idempotency.ToolCallInProgressException;
+import io.idempotency.Answer;
+import io.idempotency.ToolResult;
+import io.idempotency.LedgerUnavailableException;
 import java.sql.Connection;
 import java.sql.SQLException;
 

@@ -1,4 +1,4 @@
-package io.idempotency;
+package io.idempotency.advice;
 
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -1,0 +1,177 @@
+package io.idempotency.advice;
+
+import java.lang.reflect.Method;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+import io.idempotency.IdempotentTool;
+import io.idempotency.ledger.CallLedger;
+import io.idempotency.reconcile.ReconcileMethod;
+import io.idempotency.reconcile.ReconcileMethods;
+
+import org.springframework.aop.framework.Advised;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * Knows every idempotent tool of the application once its singletons exist: it finds them, has each
+ * checked ({@link ToolChecks}: the application does not start while a tool would misbehave at call time, and
+ * the message names every offending tool), puts the advice outside Spring's retries on each tool bean
+ * ({@link RetryOrdering}), and then answers the reconciler's lookups and the operators' views by tool name.
+ */
+public final class IdempotentToolRegistry implements ReconcileMethods, SmartInitializingSingleton, BeanFactoryAware {
+
+	private final IdempotentToolAdvisor advisor;
+
+	private ConfigurableListableBeanFactory beanFactory;
+
+	/**
+	 * A tool and the bean it is called on. The bean is looked up when first needed, so that a lazy bean is
+	 * known as a tool at start-up without being created then.
+	 */
+	private record RegisteredTool(Supplier<Object> bean, ToolDescriptor descriptor) {
+	}
+
+	private volatile Map<String, RegisteredTool> tools = Map.of();
+
+	public IdempotentToolRegistry(IdempotentToolAdvisor advisor) {
+		this.advisor = advisor;
+	}
+
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) throws BeansException {
+		this.beanFactory = (ConfigurableListableBeanFactory) beanFactory;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		ToolChecks checks = new ToolChecks(this.advisor,
+				SingletonSupplier.of(() -> this.beanFactory.getBeanProvider(CallLedger.class).getIfUnique()));
+		Map<String, RegisteredTool> registered = new HashMap<>();
+		for (String beanName : this.beanFactory.getBeanDefinitionNames()) {
+			BeanDefinition definition = this.beanFactory.getMergedBeanDefinition(beanName);
+			Class<?> type = applicationBeanType(this.beanFactory, beanName);
+			if (type == null) {
+				continue;
+			}
+			// Lazy beans are known by their type and created only when a call or the reconciler needs them.
+			boolean created = definition.isSingleton() && !definition.isLazyInit();
+			Object bean = created ? this.beanFactory.getBean(beanName) : null;
+			Class<?> targetClass = (bean != null) ? AopUtils.getTargetClass(bean) : ClassUtils.getUserClass(type);
+			Set<Method> methods = toolMethods(targetClass);
+			if (methods.isEmpty()) {
+				continue;
+			}
+			for (Method method : methods) {
+				ToolDescriptor tool = checks.tool(method, targetClass);
+				if (bean != null) {
+					registered.put(tool.name(), new RegisteredTool(() -> bean, tool));
+				}
+				else if (definition.isSingleton()) {
+					registered.put(tool.name(),
+							new RegisteredTool(SingletonSupplier.of(() -> this.beanFactory.getBean(beanName)), tool));
+				}
+			}
+			if (bean != null && checks.proxied(beanName, bean)) {
+				RetryOrdering.putOutsideRetries((Advised) bean, this.advisor);
+			}
+		}
+		boolean ledgerDeclared = this.beanFactory.getBeanNamesForType(CallLedger.class, true, false).length > 0;
+		checks.ledger(ledgerDeclared);
+		checks.throwIfAny();
+		this.tools = Map.copyOf(registered);
+	}
+
+	/**
+	 * The names frameworks expose the idempotent tools of a bean factory under ({@code @Tool} or
+	 * {@code @McpTool} name, else the method's), read from the beans' types without creating any bean: for
+	 * a framework that describes tools before the application has started, such as an MCP server
+	 * advertising {@code idempotentHint}.
+	 */
+	public static Set<String> exposedToolNames(ConfigurableListableBeanFactory beanFactory) {
+		Set<String> names = new TreeSet<>();
+		for (String beanName : beanFactory.getBeanDefinitionNames()) {
+			Class<?> type = applicationBeanType(beanFactory, beanName);
+			if (type != null) {
+				toolMethods(ClassUtils.getUserClass(type)).forEach((method) -> names.add(ToolDescriptor.toolCallName(method)));
+			}
+		}
+		return Set.copyOf(names);
+	}
+
+	/** The type of an application bean that may hold tools, without creating it; {@code null} for any other. */
+	private static Class<?> applicationBeanType(ConfigurableListableBeanFactory beanFactory, String beanName) {
+		BeanDefinition definition = beanFactory.getMergedBeanDefinition(beanName);
+		if (definition.isAbstract() || definition.getRole() == BeanDefinition.ROLE_INFRASTRUCTURE) {
+			return null;
+		}
+		return beanFactory.getType(beanName, false);
+	}
+
+	/** The {@link IdempotentTool} methods of a class. */
+	private static Set<Method> toolMethods(Class<?> type) {
+		return MethodIntrospector
+			.selectMethods(type, (MethodIntrospector.MetadataLookup<Boolean>) (method) -> AnnotatedElementUtils
+				.hasAnnotation(method, IdempotentTool.class) ? Boolean.TRUE : null)
+			.keySet();
+	}
+
+	@Override
+	public long maxResultBytes() {
+		return this.advisor.maxResultBytes();
+	}
+
+	@Override
+	public Optional<ReconcileMethod> find(String tool) {
+		RegisteredTool registered = this.tools.get(tool);
+		if (registered == null || registered.descriptor().reconcile() == null) {
+			return Optional.empty();
+		}
+		ToolDescriptor descriptor = registered.descriptor();
+		return Optional.of(new ReconcileMethod(descriptor.name(), registered.bean(), descriptor.reconcile(),
+				descriptor.returnsNothing(), descriptor.sensitive()));
+	}
+
+	/** The names of every tool, once the application has started. */
+	public Set<String> toolNames() {
+		return this.tools.keySet();
+	}
+
+	/**
+	 * The names of this application's transactional tools: their claim commits only with their outcome, and
+	 * no reconciler resolves them.
+	 */
+	public Set<String> transactionalToolNames() {
+		return names(ToolDescriptor::transactional);
+	}
+
+	@Override
+	public Set<String> reconcilableToolNames() {
+		return names((tool) -> tool.reconcile() != null);
+	}
+
+	private Set<String> names(Predicate<ToolDescriptor> which) {
+		return this.tools.values()
+			.stream()
+			.map(RegisteredTool::descriptor)
+			.filter(which)
+			.map(ToolDescriptor::name)
+			.collect(Collectors.toUnmodifiableSet());
+	}
+
+}
