@@ -2,19 +2,20 @@ package io.idempotency;
 
 import javax.sql.DataSource;
 
+import io.idempotency.testsupport.DatabaseFacts;
 import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
 
 class H2HostileInputTest extends HostileInputContractTests {
 
 	@Override
-	DataSource dataSource() {
-		return TestDatabases.dataSource(TestDatabase.H2);
+	DatabaseFacts facts() {
+		return DatabaseFacts.of(TestDatabase.H2);
 	}
 
 	@Override
-	boolean refusesInvalidJson() {
-		return false;
+	DataSource dataSource() {
+		return TestDatabases.dataSource(TestDatabase.H2);
 	}
 
 }

@@ -2,6 +2,7 @@ package io.idempotency;
 
 import javax.sql.DataSource;
 
+import io.idempotency.testsupport.DatabaseFacts;
 import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
 
@@ -10,13 +11,8 @@ class H2IdempotentToolTest extends IdempotentToolContractTests {
 	private static final DataSource dataSource = TestDatabases.dataSource(TestDatabase.H2);
 
 	@Override
-	String shortLockWaitSql() {
-		return "SET LOCK_TIMEOUT 500";
-	}
-
-	@Override
-	int transactionalCallRoundTrips() {
-		return 5;
+	DatabaseFacts facts() {
+		return DatabaseFacts.of(TestDatabase.H2);
 	}
 
 	@Override

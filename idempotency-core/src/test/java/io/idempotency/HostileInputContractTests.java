@@ -23,6 +23,7 @@ import io.idempotency.ledger.LedgerStatus;
 import io.idempotency.ledger.Redaction;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
+import io.idempotency.testsupport.DatabaseFacts;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -63,8 +64,8 @@ abstract class HostileInputContractTests {
 
 	abstract DataSource dataSource();
 
-	/** Whether the database itself refuses invalid JSON in the result column (H2 stores text). */
-	abstract boolean refusesInvalidJson();
+	/** What the tests need to know of the database this suite runs on. */
+	abstract DatabaseFacts facts();
 
 	@BeforeEach
 	void start() {
@@ -256,7 +257,7 @@ abstract class HostileInputContractTests {
 		inRun("r1", () -> this.tools.bookSlot(slot));
 		int executions = this.tools.executions();
 		String update = "UPDATE " + LEDGER_TABLE + " SET result = " + jsonParameter() + " WHERE status = 'succeeded'";
-		if (refusesInvalidJson()) {
+		if (facts().refusesInvalidJson()) {
 			assertThatThrownBy(() -> this.jdbc.update(update, "{not json"))
 				.isInstanceOf(DataAccessException.class);
 			assertThat(inRun("r1", () -> this.tools.bookSlot(slot))).isEqualTo(slot);

@@ -4,6 +4,7 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.idempotency.testsupport.DatabaseFacts;
 import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
 import org.junit.jupiter.api.Test;
@@ -13,23 +14,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 class MariaDbIdempotentToolTest extends IdempotentToolContractTests {
 
 	@Override
-	String shortLockWaitSql() {
-		return "SET SESSION innodb_lock_wait_timeout = 1";
-	}
-
-	@Override
-	int transactionalCallRoundTrips() {
-		return 8;
+	DatabaseFacts facts() {
+		return DatabaseFacts.of(TestDatabase.MARIADB);
 	}
 
 	@Override
 	DataSource dataSource() {
 		return TestDatabases.dataSource(TestDatabase.MARIADB);
-	}
-
-	@Override
-	String identityColumn() {
-		return "BIGINT AUTO_INCREMENT PRIMARY KEY";
 	}
 
 	@Test

@@ -4,6 +4,7 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.idempotency.testsupport.DatabaseFacts;
 import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
 import org.junit.jupiter.api.AfterAll;
@@ -12,6 +13,11 @@ import org.junit.jupiter.api.AfterAll;
 class PostgresqlAutoCommitOffDatabaseFaultTest extends DatabaseFaultContractTests {
 
 	private HikariDataSource pool;
+
+	@Override
+	DatabaseFacts facts() {
+		return DatabaseFacts.of(TestDatabase.POSTGRESQL);
+	}
 
 	@Override
 	DataSource dataSource() {

@@ -2,10 +2,16 @@ package io.idempotency;
 
 import javax.sql.DataSource;
 
+import io.idempotency.testsupport.DatabaseFacts;
 import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
 
 class PostgresqlDatabaseFaultTest extends DatabaseFaultContractTests {
+
+	@Override
+	DatabaseFacts facts() {
+		return DatabaseFacts.of(TestDatabase.POSTGRESQL);
+	}
 
 	@Override
 	DataSource dataSource() {

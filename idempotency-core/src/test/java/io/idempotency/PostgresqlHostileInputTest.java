@@ -2,19 +2,20 @@ package io.idempotency;
 
 import javax.sql.DataSource;
 
+import io.idempotency.testsupport.DatabaseFacts;
 import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
 
 class PostgresqlHostileInputTest extends HostileInputContractTests {
 
 	@Override
-	DataSource dataSource() {
-		return TestDatabases.dataSource(TestDatabase.POSTGRESQL);
+	DatabaseFacts facts() {
+		return DatabaseFacts.of(TestDatabase.POSTGRESQL);
 	}
 
 	@Override
-	boolean refusesInvalidJson() {
-		return true;
+	DataSource dataSource() {
+		return TestDatabases.dataSource(TestDatabase.POSTGRESQL);
 	}
 
 	@Override

@@ -2,19 +2,15 @@ package io.idempotency;
 
 import javax.sql.DataSource;
 
+import io.idempotency.testsupport.DatabaseFacts;
 import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
 
 class PostgresqlIdempotentToolTest extends IdempotentToolContractTests {
 
 	@Override
-	String shortLockWaitSql() {
-		return "SET lock_timeout = '500ms'";
-	}
-
-	@Override
-	int transactionalCallRoundTrips() {
-		return 5;
+	DatabaseFacts facts() {
+		return DatabaseFacts.of(TestDatabase.POSTGRESQL);
 	}
 
 	@Override

@@ -2,6 +2,7 @@ package io.idempotency.ledger;
 
 import javax.sql.DataSource;
 
+import io.idempotency.testsupport.DatabaseFacts;
 import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
 
@@ -10,23 +11,13 @@ class H2LedgerTest extends LedgerContractTests {
 	private static final DataSource dataSource = TestDatabases.dataSource(TestDatabase.H2);
 
 	@Override
-	int replayRoundTrips() {
-		return 2;
-	}
-
-	@Override
-	int leaseRoundTrips() {
-		return 4;
+	DatabaseFacts facts() {
+		return DatabaseFacts.of(TestDatabase.H2);
 	}
 
 	@Override
 	DataSource dataSource() {
 		return dataSource;
-	}
-
-	@Override
-	boolean skipLockedFillsTheLimit() {
-		return false;
 	}
 
 }

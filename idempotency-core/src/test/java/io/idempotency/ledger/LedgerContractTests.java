@@ -24,6 +24,7 @@ import javax.sql.DataSource;
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.testsupport.CountingDataSource;
+import io.idempotency.testsupport.DatabaseFacts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -60,6 +61,9 @@ abstract class LedgerContractTests {
 	JdbcTemplate jdbc;
 
 	abstract DataSource dataSource();
+
+	/** What the tests need to know of the database this suite runs on. */
+	abstract DatabaseFacts facts();
 
 	@BeforeEach
 	void createTable() {
@@ -694,7 +698,7 @@ abstract class LedgerContractTests {
 				Set<Long> rest = ids(this.ledger.leaseStale(Duration.ZERO, 30, Duration.ofMinutes(5)));
 
 				assertThat(Collections.disjoint(first, second)).as("%s and %s", first, second).isTrue();
-				if (skipLockedFillsTheLimit()) {
+				if (facts().skipLockedFillsTheLimit()) {
 					assertThat(first.size() + second.size()).as("%s and %s", first, second).isEqualTo(30);
 				}
 				assertThat(Collections.disjoint(rest, first) && Collections.disjoint(rest, second)).isTrue();
@@ -704,14 +708,6 @@ abstract class LedgerContractTests {
 		finally {
 			pool.shutdownNow();
 		}
-	}
-
-	/**
-	 * Whether a fetcher that skips locked rows still fills its limit from the rows behind them. H2 applies
-	 * the limit before it skips, so a concurrent fetcher may get fewer rows (never the same ones).
-	 */
-	boolean skipLockedFillsTheLimit() {
-		return true;
 	}
 
 	private static Set<Long> ids(List<LedgerEntry> entries) {
@@ -1016,9 +1012,6 @@ abstract class LedgerContractTests {
 
 	// What each path costs in round trips
 
-	/** How many round trips a replay takes on this database. */
-	abstract int replayRoundTrips();
-
 	@Test
 	void anExecutedCallTakesTwoRoundTripsAndAReplayNoMoreThanThatWithNoStatementPreparedOnTheServer() {
 		CountingDataSource counting = new CountingDataSource(this.dataSource);
@@ -1038,7 +1031,7 @@ abstract class LedgerContractTests {
 		assertThat(ledger.claim(request)).isInstanceOf(Claim.Replay.class);
 		assertThat(ledger.claim(withoutUser)).isInstanceOf(Claim.PreviousAttemptFailed.class);
 
-		assertThat(counting.roundTrips()).as("%s", counting.statements()).isEqualTo(2L * replayRoundTrips());
+		assertThat(counting.roundTrips()).as("%s", counting.statements()).isEqualTo(2L * facts().replayRoundTrips());
 		assertThat(counting.parameterMetadataRequests()).isZero();
 	}
 
@@ -1059,9 +1052,6 @@ abstract class LedgerContractTests {
 		assertThat(counting.errors()).as("statements answered with an error among %s", counting.statements()).isZero();
 	}
 
-	/** How many round trips leasing a batch of stale rows takes on this database, however many rows. */
-	abstract int leaseRoundTrips();
-
 	@Test
 	void leasingStaleRowsTakesAFixedNumberOfRoundTripsHoweverManyRowsItLeases() {
 		CountingDataSource counting = new CountingDataSource(this.dataSource);
@@ -1076,7 +1066,7 @@ abstract class LedgerContractTests {
 		counting.reset();
 		assertThat(ledger.leaseStale(Duration.ZERO, 100, Duration.ofMinutes(5))).hasSize(100);
 
-		assertThat(counting.roundTrips()).as("%s", counting.statements()).isEqualTo(forThree).isEqualTo(leaseRoundTrips());
+		assertThat(counting.roundTrips()).as("%s", counting.statements()).isEqualTo(forThree).isEqualTo(facts().leaseRoundTrips());
 		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE
 				+ " WHERE reconcile_owner IS NOT NULL AND reconcile_attempts = 1", Integer.class)).isEqualTo(103);
 	}

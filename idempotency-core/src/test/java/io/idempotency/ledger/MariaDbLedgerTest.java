@@ -9,6 +9,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.idempotency.testsupport.DatabaseFacts;
 import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
 import org.junit.jupiter.api.Test;
@@ -19,13 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class MariaDbLedgerTest extends LedgerContractTests {
 
 	@Override
-	int replayRoundTrips() {
-		return 2;
-	}
-
-	@Override
-	int leaseRoundTrips() {
-		return 6;
+	DatabaseFacts facts() {
+		return DatabaseFacts.of(TestDatabase.MARIADB);
 	}
 
 	@Override
@@ -92,16 +88,6 @@ class MariaDbLedgerTest extends LedgerContractTests {
 
 	private static LedgerStatements statements() {
 		return new LedgerStatements(LedgerDialect.MYSQL, TableName.of(TABLE));
-	}
-
-	/**
-	 * InnoDB's SKIP LOCKED also skips a row whose index record the other fetcher's scan locked without taking
-	 * it, so a concurrent fetcher may get fewer rows than its limit (never the same ones; the next pass takes
-	 * them): seen on MariaDB 10.11 under load.
-	 */
-	@Override
-	boolean skipLockedFillsTheLimit() {
-		return false;
 	}
 
 }

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
+import io.idempotency.testsupport.DatabaseFacts;
 import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
 import org.awaitility.Awaitility;
@@ -20,13 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PostgresqlLedgerTest extends LedgerContractTests {
 
 	@Override
-	int replayRoundTrips() {
-		return 1;
-	}
-
-	@Override
-	int leaseRoundTrips() {
-		return 1;
+	DatabaseFacts facts() {
+		return DatabaseFacts.of(TestDatabase.POSTGRESQL);
 	}
 
 	@Override

@@ -2,10 +2,16 @@ package io.idempotency.autoconfigure.crash;
 
 import javax.sql.DataSource;
 
+import io.idempotency.testsupport.DatabaseFacts;
 import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
 
 class MariaDbProcessCrashTest extends ProcessCrashContractTests {
+
+	@Override
+	DatabaseFacts facts() {
+		return DatabaseFacts.of(TestDatabase.MARIADB);
+	}
 
 	@Override
 	DataSource dataSource() {
@@ -16,11 +22,6 @@ class MariaDbProcessCrashTest extends ProcessCrashContractTests {
 	String secondsAgo(String column, int seconds) {
 		// MariaDB's times are stored as UTC.
 		return column + " < UTC_TIMESTAMP(6) - INTERVAL " + seconds + " SECOND";
-	}
-
-	@Override
-	String identityColumn() {
-		return "BIGINT AUTO_INCREMENT PRIMARY KEY";
 	}
 
 }

@@ -2,6 +2,7 @@ package io.idempotency.autoconfigure.soak;
 
 import javax.sql.DataSource;
 
+import io.idempotency.testsupport.DatabaseFacts;
 import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
 
@@ -10,13 +11,13 @@ import org.springframework.jdbc.core.JdbcTemplate;
 class MariaDbSoakTest extends SoakContractTests {
 
 	@Override
-	DataSource database() {
-		return TestDatabases.dataSource(TestDatabase.MARIADB);
+	DatabaseFacts facts() {
+		return DatabaseFacts.of(TestDatabase.MARIADB);
 	}
 
 	@Override
-	String identityColumn() {
-		return "BIGINT AUTO_INCREMENT PRIMARY KEY";
+	DataSource database() {
+		return TestDatabases.dataSource(TestDatabase.MARIADB);
 	}
 
 	@Override

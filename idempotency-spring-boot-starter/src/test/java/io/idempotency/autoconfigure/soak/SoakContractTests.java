@@ -26,6 +26,7 @@ import io.idempotency.ledger.LedgerSchema;
 import io.idempotency.ledger.ReplayStatistics;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
+import io.idempotency.testsupport.DatabaseFacts;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,7 +72,8 @@ abstract class SoakContractTests {
 
 	abstract DataSource database();
 
-	abstract String identityColumn();
+	/** What the tests need to know of the database this suite runs on. */
+	abstract DatabaseFacts facts();
 
 	/** Inserts old settled calls, for retention to delete while the instances work. */
 	abstract void insertOldRows(JdbcTemplate jdbc, String table, int rows);
@@ -83,7 +85,7 @@ abstract class SoakContractTests {
 		LedgerSchema.drop(database, TABLE);
 		LedgerSchema.create(database, TABLE);
 		jdbc.execute("DROP TABLE IF EXISTS " + SoakApplication.EFFECTS);
-		jdbc.execute("CREATE TABLE " + SoakApplication.EFFECTS + " (id " + identityColumn()
+		jdbc.execute("CREATE TABLE " + SoakApplication.EFFECTS + " (id " + facts().identityColumn()
 				+ ", reference VARCHAR(40) NOT NULL)");
 		insertOldRows(jdbc, TABLE, OLD_ROWS);
 		boolean longForm = "long".equals(System.getProperty("idempotency.reliability"));

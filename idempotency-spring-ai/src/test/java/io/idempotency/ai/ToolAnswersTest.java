@@ -1,0 +1,67 @@
+package io.idempotency.ai;
+
+import java.time.Instant;
+import java.util.Map;
+
+import io.idempotency.Answer;
+import io.idempotency.IdempotencyConflictException;
+import io.idempotency.LedgerUnavailableException;
+import io.idempotency.MissingRunException;
+import io.idempotency.PreviousAttemptFailedException;
+import io.idempotency.ResultNotStoredException;
+import io.idempotency.ToolCallInProgressException;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The library's own answers, as the model reads them, for each way a call ends without executing. */
+class ToolAnswersTest {
+
+	private static final JsonMapper json = new JsonMapper();
+
+	@Test
+	void everyRepeatAndRefusalIsToldWithItsKindAndMessage() {
+		Map<RuntimeException, Answer> failures = Map.of(
+				new ToolCallInProgressException("t", Instant.parse("2026-01-01T00:00:00Z")), Answer.IN_PROGRESS,
+				new PreviousAttemptFailedException("t", "card declined"), Answer.PREVIOUS_ATTEMPT_FAILED,
+				new ResultNotStoredException("t"), Answer.REPLAYED_WITHOUT_RESULT,
+				new IdempotencyConflictException("t"), Answer.REFUSED_CONFLICT,
+				new MissingRunException("t"), Answer.REFUSED_WITHOUT_RUN,
+				new LedgerUnavailableException("t", new IllegalStateException("down")), Answer.REFUSED_LEDGER_UNAVAILABLE);
+		failures.forEach((failure, answer) -> {
+			JsonNode told = json.readTree(ToolAnswers.ofFailure(failure).orElseThrow());
+			assertThat(told.get("kind").asString()).as("%s", failure).isEqualTo(answer.kind());
+			assertThat(told.get("replayed").asBoolean()).as("%s", failure).isEqualTo(answer.isRepeat());
+			assertThat(told.get("message").asString()).as("%s", failure).isEqualTo(failure.getMessage());
+		});
+	}
+
+	@Test
+	void anAnswerWrappedByAFrameworkIsFoundInTheCauses() {
+		RuntimeException wrapped = new IllegalStateException("tool failed",
+				new PreviousAttemptFailedException("t", "card declined"));
+
+		JsonNode told = json.readTree(ToolAnswers.ofFailure(wrapped).orElseThrow());
+
+		assertThat(told.get("kind").asString()).isEqualTo("previous_attempt_failed");
+		assertThat(told.get("message").asString()).contains("card declined");
+	}
+
+	@Test
+	void aToolsOwnFailureIsNotTheLibrarysToTell() {
+		assertThat(ToolAnswers.ofFailure(new IllegalArgumentException("no such account"))).isEmpty();
+	}
+
+	@Test
+	void aReplayNoticeKeepsTheResultAsJsonWhereItIsAndAsTextWhereItIsNot() {
+		JsonNode asJson = json.readTree(ToolAnswers.replayed("{\"id\":7}"));
+		JsonNode asText = json.readTree(ToolAnswers.replayed("done: 7"));
+
+		assertThat(asJson.get("result").get("id").asInt()).isEqualTo(7);
+		assertThat(asText.get("result").asString()).isEqualTo("done: 7");
+		assertThat(asJson.get("message").asString()).isEqualTo(Answer.REPLAYED.message());
+	}
+
+}
