@@ -2,9 +2,11 @@ package io.idempotency.ledger;
 
 import java.sql.ResultSet;
 import java.sql.Types;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
 
 import io.idempotency.key.IdempotencyKey;
 import org.apache.commons.logging.Log;
@@ -23,11 +25,10 @@ final class CallStatements {
 
 	private static final Log logger = LogFactory.getLog(CallStatements.class);
 
-	private static final int[] CLAIM_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.VARCHAR,
-			Types.VARCHAR };
-
-	private static final int[] CLAIM_TYPES_WITH_KEY_TWICE = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR,
-			Types.VARCHAR, Types.VARCHAR, Types.VARCHAR };
+	/** The claim's parameter types by their number: the claim takes five or six, depending on the dialect. */
+	private static final int[][] CLAIM_TYPES = IntStream.rangeClosed(0, 7)
+		.mapToObj(CallStatements::varchars)
+		.toArray(int[][]::new);
 
 	/** Status, result, error, and the key or row id: every null typed, so no driver asks the server what it is. */
 	private static final int[] OUTCOME_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.VARCHAR };
@@ -55,7 +56,7 @@ final class CallStatements {
 		// A row can vanish between the losing insert and the read (purged, or rolled back by its owner's
 		// transaction); then the key is free again and the claim is tried anew.
 		for (int attempt = 0; attempt < 3; attempt++) {
-			Optional<Claim> claim = this.dialect.claimReadsTheRowItLosesTo() ? claimAndRead(request, storedArguments)
+			Optional<Claim> claim = this.dialect.writesReturnRows() ? claimAndRead(request, storedArguments)
 					: claimThenRead(request, storedArguments);
 			if (claim.isPresent()) {
 				return claim.get();
@@ -66,9 +67,8 @@ final class CallStatements {
 
 	/** One statement that inserts the claim or reads the row it loses to. */
 	private Optional<Claim> claimAndRead(ClaimRequest request, String storedArguments) {
-		Object[] values = { request.key().value(), request.key().value(), request.runId(), request.userId(),
-				request.tool(), storedArguments };
-		Optional<Claim> claim = this.jdbc.query(this.sql.claim, values, CLAIM_TYPES_WITH_KEY_TWICE,
+		Object[] values = this.dialect.claimValues(request, storedArguments);
+		Optional<Claim> claim = this.jdbc.query(this.sql.claim, values, textTypes(values),
 				(ResultSet row) -> {
 					row.next();
 					// Columns by position: won_id, then the answer columns.
@@ -102,18 +102,24 @@ final class CallStatements {
 	}
 
 	private boolean insert(ClaimRequest request, String storedArguments) {
-		boolean keyAgain = this.dialect.claimTakesTheKeyAgainLast();
-		Object[] values = keyAgain
-				? new Object[] { request.key().value(), request.runId(), request.userId(), request.tool(),
-						storedArguments, request.key().value() }
-				: new Object[] { request.key().value(), request.runId(), request.userId(), request.tool(),
-						storedArguments };
+		Object[] values = this.dialect.claimValues(request, storedArguments);
 		try {
-			return this.jdbc.update(this.sql.claim, values, keyAgain ? CLAIM_TYPES_WITH_KEY_TWICE : CLAIM_TYPES) == 1;
+			return this.jdbc.update(this.sql.claim, values, textTypes(values)) == 1;
 		}
 		catch (DuplicateKeyException lost) {
 			return false;
 		}
+	}
+
+	/** Every parameter typed as text, so that no driver asks the server what a null is. */
+	private static int[] textTypes(Object[] values) {
+		return (values.length < CLAIM_TYPES.length) ? CLAIM_TYPES[values.length] : varchars(values.length);
+	}
+
+	private static int[] varchars(int count) {
+		int[] types = new int[count];
+		Arrays.fill(types, Types.VARCHAR);
+		return types;
 	}
 
 	Claim answerFrom(LedgerEntry existing, ClaimRequest request) {

@@ -1,6 +1,5 @@
 package io.idempotency.ledger;
 
-import java.lang.reflect.Method;
 import java.sql.DatabaseMetaData;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,7 +11,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -22,13 +20,9 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
-import org.springframework.util.ReflectionUtils;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.support.ResourceTransactionManager;
-import org.springframework.transaction.support.TransactionSynchronizationUtils;
 
 /**
  * The ledger on a relational database: a table whose unique constraint on the idempotency key decides,
@@ -41,6 +35,13 @@ import org.springframework.transaction.support.TransactionSynchronizationUtils;
  * short transaction of its own. Times come from the database clock.
  *
  * <p>Thread-safe. {@link #close()} flushes the replay counts that are still in memory.
+ *
+ * <p>It is the one ledger object an application declares, so every operation is here with its contract:
+ * the call path ({@link CallLedger}), the reconciler's queue ({@link ReconcileQueue}), housekeeping (heartbeat,
+ * retention, replay counts) and operators' queries. Each job is carried out by a package-private class of its
+ * own ({@code CallStatements}, {@code CallersTransactionLedger}, {@code Leases}, {@code LedgerQueries},
+ * {@code HeartbeatConnection}, {@code OwnTransactions}); what this class keeps is the claim on its own
+ * connection, with its retries, and the rule for an outcome that arrives late.
  */
 public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseable {
 
@@ -174,38 +175,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 	 * of another {@code DataSource}, does not.
 	 */
 	public boolean joinsTransactionsOf(PlatformTransactionManager transactionManager) {
-		DataSource managed = managedDataSource(transactionManager);
-		return managed != null && boundAs(managed) == boundAs(this.dataSource);
-	}
-
-	/**
-	 * The object a {@code DataSource}'s connections are bound to transactions by: a transaction-aware proxy's
-	 * target (its connections join the target's transactions, as a {@code DataSourceTransactionManager} of the
-	 * proxy binds the target), else the {@code DataSource} itself, as Spring unwraps resources.
-	 */
-	private static Object boundAs(DataSource dataSource) {
-		DataSource target = dataSource;
-		while (target instanceof TransactionAwareDataSourceProxy proxy && proxy.getTargetDataSource() != null) {
-			target = proxy.getTargetDataSource();
-		}
-		return TransactionSynchronizationUtils.unwrapResourceIfNecessary(target);
-	}
-
-	/** The {@code DataSource} whose connections a transaction manager binds to its transactions, if one. */
-	static DataSource managedDataSource(PlatformTransactionManager transactionManager) {
-		if (transactionManager instanceof ResourceTransactionManager resources
-				&& resources.getResourceFactory() instanceof DataSource dataSource) {
-			return dataSource;
-		}
-		// JpaTransactionManager and HibernateTransactionManager: their resource is the EntityManagerFactory or
-		// SessionFactory, and they bind the connection of their DataSource besides, named so.
-		Method getDataSource = (transactionManager != null)
-				? ReflectionUtils.findMethod(transactionManager.getClass(), "getDataSource") : null;
-		if (getDataSource != null && getDataSource.getParameterCount() == 0
-				&& DataSource.class.isAssignableFrom(getDataSource.getReturnType())) {
-			return (DataSource) ReflectionUtils.invokeMethod(getDataSource, transactionManager);
-		}
-		return null;
+		return TransactionManagers.joins(transactionManager, this.dataSource);
 	}
 
 	/** What this ledger removes from arguments before it stores them. */
@@ -430,11 +400,6 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 		return this.queue.leaseStaleOf(tools, olderThan, limit, leaseFor);
 	}
 
-	/** As {@link #leaseStale(Duration, int, Duration)}, for the rows of all tools but the given ones. */
-	public List<LedgerEntry> leaseStaleExcept(Set<String> tools, Duration olderThan, int limit, Duration leaseFor) {
-		return this.queue.leaseStaleExcept(tools, olderThan, limit, leaseFor);
-	}
-
 	/**
 	 * Resolves a leased row as succeeded: the reconciler found that the call took effect.
 	 * @return whether it was resolved; {@code false} if the lease was lost or the row settled meanwhile
@@ -570,11 +535,6 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 	 */
 	public long lateSuccesses() {
 		return this.lateSuccesses.get();
-	}
-
-	/** How many replays went uncounted because too many distinct keys waited for a flush. */
-	public long droppedReplayCounts() {
-		return this.replays.dropped();
 	}
 
 	/** Flushes the replay counts still in memory, and gives the heartbeat's connection back to the pool. */

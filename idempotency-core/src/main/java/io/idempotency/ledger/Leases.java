@@ -61,12 +61,7 @@ final class Leases {
 		if (tools.isEmpty()) {
 			return List.of();
 		}
-		return lease(this.sql.findStale(tools.size(), true), List.copyOf(tools), olderThan, limit, leaseFor);
-	}
-
-	/** As {@link #leaseStale(Duration, int, Duration)}, for the rows of all tools but the given ones. */
-	List<LedgerEntry> leaseStaleExcept(Set<String> tools, Duration olderThan, int limit, Duration leaseFor) {
-		return lease(this.sql.findStale(tools.size(), false), List.copyOf(tools), olderThan, limit, leaseFor);
+		return lease(this.sql.findStaleOf(tools.size()), List.copyOf(tools), olderThan, limit, leaseFor);
 	}
 
 	private List<LedgerEntry> lease(String findStale, List<String> tools, Duration olderThan, int limit,
@@ -82,7 +77,7 @@ final class Leases {
 		parameters.add(LedgerRows.micros(olderThan));
 		parameters.addAll(tools);
 		parameters.add(limit);
-		if (this.dialect.leasesInOneStatement()) {
+		if (this.dialect.writesReturnRows()) {
 			parameters.add(0, owner);
 			parameters.add(1, LedgerRows.micros(leaseFor));
 			List<LedgerEntry> leased = new ArrayList<>(this.transactions.committed(() -> this.jdbc.query(

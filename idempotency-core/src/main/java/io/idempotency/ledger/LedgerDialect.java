@@ -46,12 +46,13 @@ enum LedgerDialect {
 		}
 
 		@Override
-		boolean claimReadsTheRowItLosesTo() {
-			return true;
+		Object[] claimValues(ClaimRequest request, String storedArguments) {
+			String key = request.key().value();
+			return new Object[] { key, key, request.runId(), request.userId(), request.tool(), storedArguments };
 		}
 
 		@Override
-		boolean leasesInOneStatement() {
+		boolean writesReturnRows() {
 			return true;
 		}
 
@@ -125,8 +126,9 @@ enum LedgerDialect {
 		}
 
 		@Override
-		boolean claimTakesTheKeyAgainLast() {
-			return true;
+		Object[] claimValues(ClaimRequest request, String storedArguments) {
+			String key = request.key().value();
+			return new Object[] { key, request.runId(), request.userId(), request.tool(), storedArguments, key };
 		}
 
 	};
@@ -178,10 +180,9 @@ enum LedgerDialect {
 	}
 
 	/**
-	 * The statement that claims a key. Parameters: the key, the run, the user, the tool and the stored
-	 * arguments; on a dialect whose claim {@linkplain #claimReadsTheRowItLosesTo() reads the row it loses
-	 * to}, the key once more before them, and on one whose claim {@linkplain #claimTakesTheKeyAgainLast()
-	 * looks for the key first}, once more after them.
+	 * The statement that claims a key, with the parameters {@link #claimValues} gives. Where the database's
+	 * {@linkplain #writesReturnRows() writes return rows}, it returns the won row's id or the row it lost to;
+	 * else it inserts one row or none.
 	 */
 	String claim(String table) {
 		return "INSERT INTO " + table + " (idempotency_key, run_id, user_id, tool, arguments, status, started_at)"
@@ -189,20 +190,20 @@ enum LedgerDialect {
 	}
 
 	/**
-	 * Whether the claim statement looks for the key before it inserts, and so takes the key once more, after
-	 * the other parameters.
+	 * The parameters of the {@linkplain #claim claim statement}, all text: the key, the run, the user, the tool
+	 * and the stored arguments, in its order (with the key once more where it looks for the key first).
 	 */
-	boolean claimTakesTheKeyAgainLast() {
-		return false;
+	Object[] claimValues(ClaimRequest request, String storedArguments) {
+		return new Object[] { request.key().value(), request.runId(), request.userId(), request.tool(),
+				storedArguments };
 	}
 
-	/** Whether the claim statement also reads, in the same round trip, the row it loses to. */
-	boolean claimReadsTheRowItLosesTo() {
-		return false;
-	}
-
-	/** Whether stale rows are found and leased by one statement that returns them. */
-	boolean leasesInOneStatement() {
+	/**
+	 * Whether a write can return rows (data-modifying common table expressions, {@code RETURNING}): then the
+	 * claim reads the row it loses to in its own round trip, and a lease finds and takes its rows in one
+	 * statement that returns them.
+	 */
+	boolean writesReturnRows() {
 		return false;
 	}
 

@@ -107,17 +107,14 @@ final class LedgerStatements {
 		return this.heartbeatPrefix + parameters(keys) + ")";
 	}
 
-	/** The stale rows of only some tools, or of all but some tools, given as that many parameters. */
-	String findStale(int tools, boolean only) {
-		if (tools == 0) {
-			return only ? null : this.findStale;
-		}
-		return findStale(this.table, this.dialect, " AND tool " + (only ? "IN" : "NOT IN") + " (" + parameters(tools) + ")");
+	/** The stale rows of some tools, given as that many parameters. */
+	String findStaleOf(int tools) {
+		return findStale(this.table, this.dialect, " AND tool IN (" + parameters(tools) + ")");
 	}
 
 	/**
 	 * Leases that many rows, given by id after the owner and the lease's length. Where the dialect
-	 * {@linkplain LedgerDialect#leasesInOneStatement() leases in one statement}, this is not used.
+	 * {@linkplain LedgerDialect#writesReturnRows() returns rows from a write}, this is not used.
 	 */
 	String lease(int rows) {
 		return this.leasePrefix + parameters(rows) + ")";
@@ -125,7 +122,7 @@ final class LedgerStatements {
 
 	/**
 	 * Finds the stale rows and leases them in one statement, returning them: for a dialect that
-	 * {@linkplain LedgerDialect#leasesInOneStatement() can}. Parameters: the owner, the lease's length, then
+	 * {@linkplain LedgerDialect#writesReturnRows() can}. Parameters: the owner, the lease's length, then
 	 * those of {@code findStale}.
 	 */
 	String leaseInOneStatement(String findStale) {

@@ -17,7 +17,11 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.util.unit.DataSize;
 
-/** Settings of idempotent tool calls. */
+/**
+ * Settings of idempotent tool calls. Every {@code idempotency.*} property is here, in small nested groups,
+ * and nowhere else: Spring Boot binds them and writes the IDE's metadata from this one class, whose length is
+ * that of the properties' documentation.
+ */
 @ConfigurationProperties("idempotency")
 public class IdempotencyProperties {
 
