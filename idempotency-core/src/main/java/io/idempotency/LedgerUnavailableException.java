@@ -7,7 +7,7 @@ package io.idempotency;
  * finds that the call never took effect. The cause is the database's error; the message is written for a
  * model to read.
  */
-public class LedgerUnavailableException extends RuntimeException {
+public class LedgerUnavailableException extends RuntimeException implements AnsweredCall {
 
 	private static final long serialVersionUID = 1L;
 
@@ -21,6 +21,11 @@ public class LedgerUnavailableException extends RuntimeException {
 	/** The tool whose call was not executed. */
 	public String tool() {
 		return this.tool;
+	}
+
+	@Override
+	public Answer answer() {
+		return Answer.REFUSED_LEDGER_UNAVAILABLE;
 	}
 
 }

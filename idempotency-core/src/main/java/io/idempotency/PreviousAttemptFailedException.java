@@ -4,7 +4,7 @@ package io.idempotency;
  * A repeat of a call that already ran in this run and failed: it was not executed again. The message is
  * written for a model to read.
  */
-public class PreviousAttemptFailedException extends RuntimeException {
+public class PreviousAttemptFailedException extends RuntimeException implements AnsweredCall {
 
 	private static final long serialVersionUID = 1L;
 
@@ -25,6 +25,11 @@ public class PreviousAttemptFailedException extends RuntimeException {
 	/** The earlier attempt's error, as recorded. */
 	public String error() {
 		return this.error;
+	}
+
+	@Override
+	public Answer answer() {
+		return Answer.PREVIOUS_ATTEMPT_FAILED;
 	}
 
 }

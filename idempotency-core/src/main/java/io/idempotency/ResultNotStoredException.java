@@ -7,7 +7,7 @@ package io.idempotency;
  * performed again, and its result cannot be returned. Tools that return {@link ToolResult} get
  * {@link Answer#REPLAYED_WITHOUT_RESULT} instead. The message is written for a model to read.
  */
-public class ResultNotStoredException extends RuntimeException {
+public class ResultNotStoredException extends RuntimeException implements AnsweredCall {
 
 	private static final long serialVersionUID = 1L;
 
@@ -20,6 +20,11 @@ public class ResultNotStoredException extends RuntimeException {
 
 	public String tool() {
 		return this.tool;
+	}
+
+	@Override
+	public Answer answer() {
+		return Answer.REPLAYED_WITHOUT_RESULT;
 	}
 
 }

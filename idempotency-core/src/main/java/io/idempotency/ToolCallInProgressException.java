@@ -7,7 +7,7 @@ import java.time.Instant;
  * failure: the call was not executed again, and retrying it would not help. The message is written for a
  * model to read.
  */
-public class ToolCallInProgressException extends RuntimeException {
+public class ToolCallInProgressException extends RuntimeException implements AnsweredCall {
 
 	private static final long serialVersionUID = 1L;
 
@@ -28,6 +28,11 @@ public class ToolCallInProgressException extends RuntimeException {
 	/** When the call started, by the database clock. */
 	public Instant since() {
 		return this.since;
+	}
+
+	@Override
+	public Answer answer() {
+		return Answer.IN_PROGRESS;
 	}
 
 }

@@ -47,6 +47,14 @@ public class OrderTools {
 
 	private final AtomicInteger reconciliations = new AtomicInteger();
 
+	private volatile Runnable whileExecuting = () -> {
+	};
+
+	/** Runs while place_order executes, before its effect: another party acting on a call still running. */
+	public void whileExecuting(Runnable hook) {
+		this.whileExecuting = hook;
+	}
+
 	/** How often a tool body ran. */
 	public int executions() {
 		return this.executions.get();
@@ -63,6 +71,7 @@ public class OrderTools {
 	@IdempotentTool(name = "place_order", reconcile = "findOrder")
 	public Order placeOrder(String item, int quantity) {
 		this.executions.incrementAndGet();
+		this.whileExecuting.run();
 		String reference = IdempotentInvocation.current().key().externalReference("o");
 		Order order = new Order(reference, item, quantity);
 		this.orders.put(reference, order);

@@ -91,8 +91,8 @@ public final class IdempotentToolRegistry implements ReconcileMethods, SmartInit
 				RetryOrdering.putOutsideRetries((Advised) bean, this.advisor);
 			}
 		}
-		boolean ledgerDeclared = this.beanFactory.getBeanNamesForType(CallLedger.class, true, false).length > 0;
-		checks.ledger(ledgerDeclared);
+		checks.ledger(this.beanFactory.getBeanNamesForType(CallLedger.class, true, false),
+				this.beanFactory.getBeanProvider(CallLedger.class).getIfUnique() != null);
 		checks.throwIfAny();
 		this.tools = Map.copyOf(registered);
 	}

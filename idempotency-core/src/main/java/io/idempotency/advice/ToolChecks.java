@@ -3,6 +3,7 @@ package io.idempotency.advice;
 import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,16 +53,19 @@ final class ToolChecks {
 		checkRedaction(tool, where);
 		if (tool.transactional() && !this.advisor.interceptor().supportsTransactionalTools()) {
 			this.problems.add("Tool '" + tool.name() + "' (" + where + ") is transactional, but "
-					+ this.advisor.interceptor().transactionalToolsProblem() + ". Declare a transaction manager"
-					+ " of the ledger's DataSource (new JdbcTransactionManager(dataSource)); with the Spring Boot"
-					+ " starter, where there are several, name it with idempotency.transaction-manager");
+					+ this.advisor.interceptor().transactionalToolsProblem());
 		}
 		return tool;
 	}
 
-	/** Notes the problem of tools declared without a ledger to claim their calls in. */
-	void ledger(boolean declared) {
-		if (!this.toolNames.isEmpty() && !declared) {
+	/** Notes the problem of tools declared without one ledger to claim their calls in. */
+	void ledger(String[] ledgers, boolean unique) {
+		if (!this.toolNames.isEmpty() && ledgers.length > 1 && !unique) {
+			this.problems.add("Tools " + this.toolNames.keySet().stream().sorted().toList() + " are idempotent, but"
+					+ " there are several ledgers " + Arrays.toString(ledgers) + " and none is primary, so their calls"
+					+ " could not be claimed in one. Keep one, or mark the one to claim calls in with @Primary");
+		}
+		if (!this.toolNames.isEmpty() && ledgers.length == 0) {
 			this.problems.add("Tools " + this.toolNames.keySet().stream().sorted().toList() + " are idempotent, but"
 					+ " there is no JdbcLedger to claim their calls in, so they would run without deduplication."
 					+ " Declare one; with the Spring Boot starter, the ledger is made on the application's DataSource:"

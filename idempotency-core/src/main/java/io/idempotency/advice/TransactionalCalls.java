@@ -27,6 +27,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  */
 final class TransactionalCalls {
 
+	private static final String DECLARE_TRANSACTION_MANAGER = "Declare a transaction manager of the ledger's"
+			+ " DataSource (new JdbcTransactionManager(dataSource)); with the Spring Boot starter, where there are"
+			+ " several, name it with idempotency.transaction-manager";
+
 	/** How often a transactional call claims anew after a deadlock among identical callers. */
 	private static final int CLAIM_ATTEMPTS = 3;
 
@@ -59,16 +63,17 @@ final class TransactionalCalls {
 
 	private static String problemOf(JdbcLedger ledger, PlatformTransactionManager transactionManager) {
 		if (ledger == null) {
-			return "the ledger is not on a database";
+			return "the ledger is not on a database, so the claim and the tool's effect cannot commit together."
+					+ " Declare a JdbcLedger on the DataSource the tool writes to";
 		}
 		if (transactionManager == null) {
 			return "no single transaction manager of the ledger's DataSource was found (there is none, or there are"
-					+ " several and none is primary)";
+					+ " several and none is primary). " + DECLARE_TRANSACTION_MANAGER;
 		}
 		if (!ledger.joinsTransactionsOf(transactionManager)) {
 			return "its transaction manager (" + transactionManager.getClass().getSimpleName() + ") does not hold"
 					+ " connections of the ledger's DataSource, so the claim and the tool's effect would commit"
-					+ " separately";
+					+ " separately. " + DECLARE_TRANSACTION_MANAGER;
 		}
 		return null;
 	}
@@ -77,7 +82,10 @@ final class TransactionalCalls {
 		return this.transactions != null;
 	}
 
-	/** Why transactional tools cannot run, in words that follow "is transactional, but"; {@code null} if they can. */
+	/**
+	 * Why transactional tools cannot run and what to do, in words that follow "is transactional, but"; {@code null}
+	 * if they can.
+	 */
 	String problem() {
 		return this.problem;
 	}

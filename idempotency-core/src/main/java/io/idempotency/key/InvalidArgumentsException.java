@@ -1,5 +1,8 @@
 package io.idempotency.key;
 
+import io.idempotency.Answer;
+import io.idempotency.AnsweredCall;
+
 /**
  * Thrown when a tool's arguments cannot be turned into an idempotency key: the arguments are not a JSON
  * object, a number is not finite or too long, a value cannot be written as JSON, and so on. Nothing has
@@ -8,7 +11,7 @@ package io.idempotency.key;
  * <p>{@link #path()} names the offending argument, such as {@code quantity} or {@code items[2].price};
  * it is empty when the arguments as a whole are at fault.
  */
-public class InvalidArgumentsException extends IllegalArgumentException {
+public class InvalidArgumentsException extends IllegalArgumentException implements AnsweredCall {
 
 	private static final long serialVersionUID = 1L;
 
@@ -35,6 +38,11 @@ public class InvalidArgumentsException extends IllegalArgumentException {
 	/** The path of the offending argument ({@code items[2].price}), or empty for the arguments as a whole. */
 	public String path() {
 		return this.path;
+	}
+
+	@Override
+	public Answer answer() {
+		return Answer.REFUSED_INVALID_ARGUMENTS;
 	}
 
 }

@@ -18,7 +18,9 @@ public interface CallLedger {
 
 	/**
 	 * Records that the claimed call returned. Only the attempt that holds the claim may: if the row is no
-	 * longer attempting, the outcome recorded meanwhile stays (a late completion).
+	 * longer attempting, the outcome recorded meanwhile stays (a late completion), except a failure that a
+	 * reconciler recorded while this call still held its claim, which meant only that no effect was found yet:
+	 * the success is written over it.
 	 * @param resultJson the result as JSON ({@code "null"} for a tool that returned null), or {@code null} for
 	 * a tool that returns nothing
 	 * @return whether the outcome was recorded; {@code false} for a late completion that was not written

@@ -23,7 +23,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 final class CallStatements {
 
-	private static final Log logger = LogFactory.getLog(CallStatements.class);
+	/** Under the ledger's category: operators know its late completions and refusals by it. */
+	private static final Log logger = LogFactory.getLog(JdbcLedger.class);
 
 	/** The claim's parameter types by their number: the claim takes five or six, depending on the dialect. */
 	private static final int[][] CLAIM_TYPES = IntStream.rangeClosed(0, 7)

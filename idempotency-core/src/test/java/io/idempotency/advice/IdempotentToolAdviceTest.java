@@ -206,7 +206,19 @@ class IdempotentToolAdviceTest {
 		context.register(EnableTools.class);
 
 		assertThatIllegalStateException().isThrownBy(context::refresh)
-			.withMessageContaining("is transactional, but the ledger is not on a database");
+			.withMessageContaining("is transactional, but the ledger is not on a database")
+			.withMessageContaining("Declare a JdbcLedger");
+	}
+
+	@Test
+	void severalLedgersWithNoneOfThemPrimaryStopTheStart() {
+		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+		context.registerBean("oneLedger", InMemoryLedger.class, () -> new InMemoryLedger());
+		context.registerBean("otherLedger", InMemoryLedger.class, () -> new InMemoryLedger());
+		context.register(OrderTools.Enabled.class);
+
+		assertThatIllegalStateException().isThrownBy(context::refresh)
+			.withMessageContaining("there are several ledgers [oneLedger, otherLedger] and none is primary");
 	}
 
 	@Configuration(proxyBeanMethods = false)

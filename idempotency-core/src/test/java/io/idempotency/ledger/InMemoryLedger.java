@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,9 +18,10 @@ import io.idempotency.key.IdempotencyKey;
 /**
  * The ledger's two contracts in memory, for tests of the advice and the reconciler that need no database:
  * one map under one lock, whose key decides the claim as the table's unique constraint does, and a clock the
- * test moves. It keeps what the database suites pin (one winner per key, a repeat answered from the row it
- * lost to, an outcome written only over an attempting row, a lease honoured by every write) and nothing else:
- * no heartbeat, no retention, no kept outcomes. Never a stand-in for those suites.
+ * test moves. It keeps what the database suites pin (one winner per key; a repeat answered from the row it
+ * lost to; an outcome written only over an attempting row, or a success over a failure a reconciler wrote
+ * while the call still held its claim; a lease honoured by every write) and nothing else: no heartbeat, no
+ * retention, no kept outcomes, no replay counts on the rows. Never a stand-in for those suites.
  */
 public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 
@@ -28,6 +30,9 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 	private final Map<IdempotencyKey, Row> rows = new LinkedHashMap<>();
 
 	private final Map<IdempotencyKey, Integer> replays = new LinkedHashMap<>();
+
+	/** Keys claimed here whose outcome is not recorded yet: their calls hold their claims. */
+	private final Set<IdempotencyKey> inFlight = new HashSet<>();
 
 	private Instant now = Instant.parse("2026-01-01T00:00:00Z");
 
@@ -67,6 +72,7 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 		if (existing == null) {
 			String arguments = this.redaction.redact(request.arguments(), request.sensitiveNames());
 			this.rows.put(request.key(), new Row(this.nextId++, request, arguments, this.now));
+			this.inFlight.add(request.key());
 			return new Claim.Won(request.key());
 		}
 		if (!Objects.equals(existing.userId, request.userId())) {
@@ -103,7 +109,13 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 
 	private synchronized boolean record(IdempotencyKey key, LedgerStatus outcome, String resultJson, String error) {
 		Row row = this.rows.get(key);
-		if (row == null || row.status != LedgerStatus.ATTEMPTING) {
+		boolean holdsClaim = this.inFlight.remove(key);
+		if (row == null) {
+			return false;
+		}
+		// A failure a reconciler wrote while the call still ran meant no effect was found yet: the effect is here.
+		boolean overturns = outcome == LedgerStatus.SUCCEEDED && holdsClaim && row.status == LedgerStatus.FAILED;
+		if (row.status != LedgerStatus.ATTEMPTING && !overturns) {
 			return false;
 		}
 		row.settle(outcome, resultJson, error, this.now);

@@ -121,6 +121,26 @@ class ReconcilerTest {
 	}
 
 	@Test
+	void aSuccessAfterTheReconcilerFoundNoEffectOfTheRunningCallIsWrittenOverThatFailure() throws Exception {
+		Reconciler reconciler = reconciler(Map.of(), 10);
+		// The instance pauses past the threshold: the reconciler takes the running call and finds no effect yet.
+		this.tools.whileExecuting(() -> {
+			this.ledger.advance(STALE_AFTER.plusSeconds(1));
+			assertThat(reconciler.reconcile().failed()).isEqualTo(1);
+		});
+		Order placed = RunContext.call(new Run("r1", "rep-1"), () -> this.tools.placeOrder("pump", 2));
+		this.tools.whileExecuting(() -> {
+		});
+
+		LedgerEntry row = lastRow();
+		assertThat(row.status()).isEqualTo(LedgerStatus.SUCCEEDED);
+		assertThat(row.result()).contains(placed.reference());
+		Order repeat = RunContext.call(new Run("r1", "rep-1"), () -> this.tools.placeOrder("pump", 2));
+		assertThat(repeat).isEqualTo(placed);
+		assertThat(this.tools.executions()).isEqualTo(1);
+	}
+
+	@Test
 	void theRowsOfToolsThisApplicationDoesNotHaveAreLeftAlone() {
 		IdempotencyKey key = IdempotencyKeys.derive("elsewhere", "{\"item\":\"pump\"}", "r1");
 		this.ledger.claim(new ClaimRequest(key, "r1", "rep-1", "elsewhere", "{\"item\":\"pump\"}"));

@@ -1,17 +1,10 @@
 package io.idempotency.ai;
 
-import java.util.Map;
 import java.util.Optional;
 
 import io.idempotency.Answer;
-import io.idempotency.IdempotencyConflictException;
+import io.idempotency.AnsweredCall;
 import io.idempotency.IdempotentCall;
-import io.idempotency.MissingRunException;
-import io.idempotency.PreviousAttemptFailedException;
-import io.idempotency.ResultNotStoredException;
-import io.idempotency.ToolCallInProgressException;
-import io.idempotency.LedgerUnavailableException;
-import io.idempotency.key.InvalidArgumentsException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -21,16 +14,6 @@ import tools.jackson.databind.node.ObjectNode;
 final class ToolAnswers {
 
 	private static final JsonMapper MAPPER = new JsonMapper();
-
-	/** The library's own answers, by the exception that carries each. */
-	private static final Map<Class<? extends Throwable>, Answer> ANSWERS = Map.of(
-			ToolCallInProgressException.class, Answer.IN_PROGRESS,
-			PreviousAttemptFailedException.class, Answer.PREVIOUS_ATTEMPT_FAILED,
-			ResultNotStoredException.class, Answer.REPLAYED_WITHOUT_RESULT,
-			IdempotencyConflictException.class, Answer.REFUSED_CONFLICT,
-			MissingRunException.class, Answer.REFUSED_WITHOUT_RUN,
-			InvalidArgumentsException.class, Answer.REFUSED_INVALID_ARGUMENTS,
-			LedgerUnavailableException.class, Answer.REFUSED_LEDGER_UNAVAILABLE);
 
 	private ToolAnswers() {
 	}
@@ -58,9 +41,8 @@ final class ToolAnswers {
 	 */
 	static Optional<String> ofFailure(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			Answer answer = answerOf(cause);
-			if (answer != null) {
-				return Optional.of(answer(answer, cause.getMessage()));
+			if (cause instanceof AnsweredCall answered) {
+				return Optional.of(answer(answered.answer(), cause.getMessage()));
 			}
 			if (cause.getCause() == cause) {
 				break;
@@ -84,15 +66,6 @@ final class ToolAnswers {
 		text.put("kind", answer.kind());
 		text.put("message", message);
 		return MAPPER.writeValueAsString(text);
-	}
-
-	private static Answer answerOf(Throwable failure) {
-		for (Map.Entry<Class<? extends Throwable>, Answer> answer : ANSWERS.entrySet()) {
-			if (answer.getKey().isInstance(failure)) {
-				return answer.getValue();
-			}
-		}
-		return null;
 	}
 
 }

@@ -176,6 +176,17 @@ class IdempotentToolCallbackTest {
 		assertThat(this.ledger.entries()).isEmpty();
 	}
 
+	@Test
+	void argumentsThatCannotMakeAKeyAreRefusedInWordsTheModelReads() {
+		JsonNode refused = json.readTree(this.callbacks.get("open_ticket").call("{\"accountName\":\"Ac\\u0000me\"}",
+				new ToolContext(Map.of("runId", "r1", "userId", "rep-1"))));
+
+		assertThat(refused.get("kind").asString()).isEqualTo(Answer.REFUSED_INVALID_ARGUMENTS.kind());
+		assertThat(refused.get("message").asString()).contains("accountName");
+		assertThat(this.desk.opened()).isEqualTo(0);
+		assertThat(this.ledger.entries()).isEmpty();
+	}
+
 	private JsonNode call(String tool, String runId) {
 		return json.readTree(callText(tool, runId));
 	}

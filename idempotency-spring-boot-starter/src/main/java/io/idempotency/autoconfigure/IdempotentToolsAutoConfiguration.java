@@ -3,6 +3,7 @@ package io.idempotency.autoconfigure;
 import io.idempotency.IdempotentCallListener;
 import io.idempotency.advice.IdempotentToolAdvisor;
 import io.idempotency.advice.IdempotentToolRegistry;
+import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.run.RunSource;
 import io.micrometer.observation.ObservationRegistry;
@@ -36,7 +37,7 @@ public class IdempotentToolsAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnMissingBean
 	static IdempotentToolAdvisor idempotentToolAdvisor(Environment environment, BeanFactory beanFactory,
-			ObjectProvider<JdbcLedger> ledger,
+			ObjectProvider<CallLedger> ledger,
 			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<RunSource> runSources,
 			ObjectProvider<PlatformTransactionManager> transactionManager,
 			ObjectProvider<IdempotentCallListener> listeners, ObjectProvider<ObservationRegistry> observations) {
@@ -46,7 +47,8 @@ public class IdempotentToolsAutoConfiguration {
 		IdempotentToolAdvisor advisor = new IdempotentToolAdvisor(ledger::getObject,
 				() -> jsonMapper.getIfAvailable(JsonMapper::new), () -> runSources.orderedStream().toList(),
 				() -> (named != null && !named.isBlank()) ? namedTransactionManager(beanFactory, named)
-						: IdempotentToolAdvisor.transactionManagerOf(ledger.getObject(), transactionManager));
+						: (ledger.getObject() instanceof JdbcLedger jdbc)
+								? IdempotentToolAdvisor.transactionManagerOf(jdbc, transactionManager) : null);
 		advisor.setOrder(properties.getAdvisorOrder());
 		advisor.setMissingRunPolicy(properties.getMissingRun());
 		advisor.setMaxArgumentsBytes(properties.maxArgumentsBytes());
