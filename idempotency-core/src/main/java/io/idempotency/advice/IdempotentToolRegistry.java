@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -40,14 +39,29 @@ public final class IdempotentToolRegistry implements ReconcileMethods, SmartInit
 
 	private ConfigurableListableBeanFactory beanFactory;
 
-	/**
-	 * A tool and the bean it is called on. The bean is looked up when first needed, so that a lazy bean is
-	 * known as a tool at start-up without being created then.
-	 */
-	private record RegisteredTool(Supplier<Object> bean, ToolDescriptor descriptor) {
+	/** What the lookups answer, found once at start-up. */
+	private record Tools(Set<String> names, Set<String> transactional, Map<String, ReconcileMethod> reconcile) {
+
+		static final Tools NONE = new Tools(Set.of(), Set.of(), Map.of());
+
+		static Tools of(Map<String, ToolDescriptor> tools, Map<String, Supplier<Object>> beans) {
+			Map<String, ReconcileMethod> reconcile = new HashMap<>();
+			tools.values()
+				.stream()
+				.filter((tool) -> tool.reconcile() != null && beans.containsKey(tool.name()))
+				.forEach((tool) -> reconcile.put(tool.name(), new ReconcileMethod(tool.name(), beans.get(tool.name()),
+						tool.reconcile(), tool.returnsNothing(), tool.sensitive())));
+			Set<String> transactional = tools.values()
+				.stream()
+				.filter((tool) -> tool.transactional() && beans.containsKey(tool.name()))
+				.map(ToolDescriptor::name)
+				.collect(Collectors.toUnmodifiableSet());
+			return new Tools(Set.copyOf(beans.keySet()), transactional, Map.copyOf(reconcile));
+		}
+
 	}
 
-	private volatile Map<String, RegisteredTool> tools = Map.of();
+	private volatile Tools tools = Tools.NONE;
 
 	public IdempotentToolRegistry(IdempotentToolAdvisor advisor) {
 		this.advisor = advisor;
@@ -62,7 +76,10 @@ public final class IdempotentToolRegistry implements ReconcileMethods, SmartInit
 	public void afterSingletonsInstantiated() {
 		ToolChecks checks = new ToolChecks(this.advisor,
 				SingletonSupplier.of(() -> this.beanFactory.getBeanProvider(CallLedger.class).getIfUnique()));
-		Map<String, RegisteredTool> registered = new HashMap<>();
+		Map<String, ToolDescriptor> described = new HashMap<>();
+		// The bean each tool is called on, looked up when first needed: a lazy bean is known as a tool at
+		// start-up without being created then.
+		Map<String, Supplier<Object>> beans = new HashMap<>();
 		for (String beanName : this.beanFactory.getBeanDefinitionNames()) {
 			BeanDefinition definition = this.beanFactory.getMergedBeanDefinition(beanName);
 			Class<?> type = applicationBeanType(this.beanFactory, beanName);
@@ -79,12 +96,12 @@ public final class IdempotentToolRegistry implements ReconcileMethods, SmartInit
 			}
 			for (Method method : methods) {
 				ToolDescriptor tool = checks.tool(method, targetClass);
+				described.put(tool.name(), tool);
 				if (bean != null) {
-					registered.put(tool.name(), new RegisteredTool(() -> bean, tool));
+					beans.put(tool.name(), () -> bean);
 				}
 				else if (definition.isSingleton()) {
-					registered.put(tool.name(),
-							new RegisteredTool(SingletonSupplier.of(() -> this.beanFactory.getBean(beanName)), tool));
+					beans.put(tool.name(), SingletonSupplier.of(() -> this.beanFactory.getBean(beanName)));
 				}
 			}
 			if (bean != null && checks.proxied(beanName, bean)) {
@@ -94,7 +111,7 @@ public final class IdempotentToolRegistry implements ReconcileMethods, SmartInit
 		checks.ledger(this.beanFactory.getBeanNamesForType(CallLedger.class, true, false),
 				this.beanFactory.getBeanProvider(CallLedger.class).getIfUnique() != null);
 		checks.throwIfAny();
-		this.tools = Map.copyOf(registered);
+		this.tools = Tools.of(described, beans);
 	}
 
 	/**
@@ -138,18 +155,12 @@ public final class IdempotentToolRegistry implements ReconcileMethods, SmartInit
 
 	@Override
 	public Optional<ReconcileMethod> find(String tool) {
-		RegisteredTool registered = this.tools.get(tool);
-		if (registered == null || registered.descriptor().reconcile() == null) {
-			return Optional.empty();
-		}
-		ToolDescriptor descriptor = registered.descriptor();
-		return Optional.of(new ReconcileMethod(descriptor.name(), registered.bean(), descriptor.reconcile(),
-				descriptor.returnsNothing(), descriptor.sensitive()));
+		return Optional.ofNullable(this.tools.reconcile().get(tool));
 	}
 
 	/** The names of every tool, once the application has started. */
 	public Set<String> toolNames() {
-		return this.tools.keySet();
+		return this.tools.names();
 	}
 
 	/**
@@ -157,21 +168,12 @@ public final class IdempotentToolRegistry implements ReconcileMethods, SmartInit
 	 * no reconciler resolves them.
 	 */
 	public Set<String> transactionalToolNames() {
-		return names(ToolDescriptor::transactional);
+		return this.tools.transactional();
 	}
 
 	@Override
 	public Set<String> reconcilableToolNames() {
-		return names((tool) -> tool.reconcile() != null);
-	}
-
-	private Set<String> names(Predicate<ToolDescriptor> which) {
-		return this.tools.values()
-			.stream()
-			.map(RegisteredTool::descriptor)
-			.filter(which)
-			.map(ToolDescriptor::name)
-			.collect(Collectors.toUnmodifiableSet());
+		return this.tools.reconcile().keySet();
 	}
 
 }

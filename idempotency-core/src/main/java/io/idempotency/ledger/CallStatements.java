@@ -6,7 +6,6 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.IntStream;
 
 import io.idempotency.key.IdempotencyKey;
 import org.apache.commons.logging.Log;
@@ -26,11 +25,6 @@ final class CallStatements {
 	/** Under the ledger's category: operators know its late completions and refusals by it. */
 	private static final Log logger = LogFactory.getLog(JdbcLedger.class);
 
-	/** The claim's parameter types by their number: the claim takes five or six, depending on the dialect. */
-	private static final int[][] CLAIM_TYPES = IntStream.rangeClosed(0, 7)
-		.mapToObj(CallStatements::varchars)
-		.toArray(int[][]::new);
-
 	/** Status, result, error, and the key or row id: every null typed, so no driver asks the server what it is. */
 	private static final int[] OUTCOME_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.VARCHAR };
 
@@ -46,11 +40,16 @@ final class CallStatements {
 
 	private final AtomicLong lateCompletions = new AtomicLong();
 
+	/** Every parameter of the claim typed as text, so that no driver asks the server what a null is. */
+	private final int[] claimTypes;
+
 	CallStatements(JdbcTemplate jdbc, LedgerStatements sql, LedgerDialect dialect, LedgerRows rows) {
 		this.jdbc = jdbc;
 		this.sql = sql;
 		this.dialect = dialect;
 		this.rows = rows;
+		this.claimTypes = new int[(int) sql.claim.chars().filter((c) -> c == '?').count()];
+		Arrays.fill(this.claimTypes, Types.VARCHAR);
 	}
 
 	Claim claimOnce(ClaimRequest request, String storedArguments) {
@@ -69,7 +68,7 @@ final class CallStatements {
 	/** One statement that inserts the claim or reads the row it loses to. */
 	private Optional<Claim> claimAndRead(ClaimRequest request, String storedArguments) {
 		Object[] values = this.dialect.claimValues(request, storedArguments);
-		Optional<Claim> claim = this.jdbc.query(this.sql.claim, values, textTypes(values),
+		Optional<Claim> claim = this.jdbc.query(this.sql.claim, values, this.claimTypes,
 				(ResultSet row) -> {
 					row.next();
 					// Columns by position: won_id, then the answer columns.
@@ -105,22 +104,11 @@ final class CallStatements {
 	private boolean insert(ClaimRequest request, String storedArguments) {
 		Object[] values = this.dialect.claimValues(request, storedArguments);
 		try {
-			return this.jdbc.update(this.sql.claim, values, textTypes(values)) == 1;
+			return this.jdbc.update(this.sql.claim, values, this.claimTypes) == 1;
 		}
 		catch (DuplicateKeyException lost) {
 			return false;
 		}
-	}
-
-	/** Every parameter typed as text, so that no driver asks the server what a null is. */
-	private static int[] textTypes(Object[] values) {
-		return (values.length < CLAIM_TYPES.length) ? CLAIM_TYPES[values.length] : varchars(values.length);
-	}
-
-	private static int[] varchars(int count) {
-		int[] types = new int[count];
-		Arrays.fill(types, Types.VARCHAR);
-		return types;
 	}
 
 	Claim answerFrom(LedgerEntry existing, ClaimRequest request) {
