@@ -104,20 +104,42 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 	}
 
 	@Override
-	@SuppressWarnings("try")
 	public Object invoke(MethodInvocation invocation) throws Throwable {
-		Class<?> targetClass = AopUtils.getTargetClass(invocation.getThis());
-		ToolDescriptor tool = describe(invocation.getMethod(), targetClass);
+		ToolDescriptor tool = describe(invocation.getMethod(), AopUtils.getTargetClass(invocation.getThis()));
+		return call(tool, new ToolCall() {
+
+			@Override
+			public Optional<Run> run(RunResolver runs) {
+				return runs.resolve(invocation.getArguments());
+			}
+
+			@Override
+			public CanonicalCall canonicalise(String runId, long maxArgumentsBytes) {
+				return IdempotencyKeys.canonicalise(tool.name(), tool.method(), invocation.getArguments(), runId,
+						maxArgumentsBytes);
+			}
+
+			@Override
+			public Object proceed() throws Throwable {
+				return invocation.proceed();
+			}
+
+		});
+	}
+
+	/** One call of a tool, however it is made: the advice's flow, observed where observations are on. */
+	@SuppressWarnings("try")
+	Object call(ToolDescriptor tool, ToolCall call) throws Throwable {
 		ObservationRegistry observations = this.reports.observations();
 		if (observations.isNoop()) {
-			return call(tool, invocation);
+			return claimed(tool, call);
 		}
 		Observation observation = Observation.createNotStarted(CallReports.OBSERVATION, observations)
 			.contextualName("idempotent " + tool.name())
 			.lowCardinalityKeyValue("tool", tool.name())
 			.start();
 		try (Observation.Scope scope = observation.openScope()) {
-			return call(tool, invocation);
+			return claimed(tool, call);
 		}
 		catch (Throwable failure) {
 			observation.error(failure);
@@ -128,8 +150,8 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		}
 	}
 
-	private Object call(ToolDescriptor tool, MethodInvocation invocation) throws Throwable {
-		Optional<Run> run = this.runs.resolve(invocation.getArguments());
+	private Object claimed(ToolDescriptor tool, ToolCall invocation) throws Throwable {
+		Optional<Run> run = invocation.run(this.runs);
 		if (run.isEmpty()) {
 			if (this.missingRunPolicy == MissingRunPolicy.REFUSE) {
 				this.reports.tell(tool, null, Answer.REFUSED_WITHOUT_RUN);
@@ -141,8 +163,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		}
 		CanonicalCall call;
 		try {
-			call = IdempotencyKeys.canonicalise(tool.name(), tool.method(), invocation.getArguments(), run.get().runId(),
-					this.maxArgumentsBytes);
+			call = invocation.canonicalise(run.get().runId(), this.maxArgumentsBytes);
 		}
 		catch (InvalidArgumentsException ex) {
 			this.reports.tell(tool, null, Answer.REFUSED_INVALID_ARGUMENTS);
@@ -158,7 +179,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 	}
 
 	private Object claimAndCall(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Run run,
-			MethodInvocation invocation) throws Throwable {
+			ToolCall invocation) throws Throwable {
 		Claim claim;
 		try {
 			claim = ledger.claim(request);

@@ -2,6 +2,8 @@ package io.idempotency.advice;
 
 import java.lang.reflect.Method;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -9,6 +11,8 @@ import java.util.TreeSet;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
+import io.idempotency.IdempotentCalls;
+import io.idempotency.IdempotentFunction;
 import io.idempotency.IdempotentTool;
 import io.idempotency.ledger.CallLedger;
 import io.idempotency.reconcile.ReconcileMethod;
@@ -39,32 +43,77 @@ public final class IdempotentToolRegistry implements ReconcileMethods, SmartInit
 
 	private ConfigurableListableBeanFactory beanFactory;
 
-	/** What the lookups answer, found once at start-up. */
-	private record Tools(Set<String> names, Set<String> transactional, Map<String, ReconcileMethod> reconcile) {
+	/**
+	 * What the lookups answer: found once at start-up, and replaced as a whole when a function is registered
+	 * later.
+	 */
+	private record Tools(Set<String> names, Set<String> transactional, Map<String, ReconcileMethod> reconcile,
+			Map<IdempotentFunction<?>, ToolDescriptor> functions, Map<String, String> declaredAt) {
 
-		static final Tools NONE = new Tools(Set.of(), Set.of(), Map.of());
+		static final Tools NONE = new Tools(Set.of(), Set.of(), Map.of(), Map.of(), Map.of());
 
-		static Tools of(Map<String, ToolDescriptor> tools, Map<String, Supplier<Object>> beans) {
+		static Tools of(Map<String, ToolDescriptor> tools, Map<String, Supplier<Object>> beans,
+				Map<IdempotentFunction<?>, ToolDescriptor> functions, Map<String, String> declaredAt) {
 			Map<String, ReconcileMethod> reconcile = new HashMap<>();
 			tools.values()
 				.stream()
 				.filter((tool) -> tool.reconcile() != null && beans.containsKey(tool.name()))
-				.forEach((tool) -> reconcile.put(tool.name(), new ReconcileMethod(tool.name(), beans.get(tool.name()),
-						tool.reconcile(), tool.returnsNothing(), tool.sensitive())));
+				.forEach((tool) -> reconcile.put(tool.name(), new ReconcileMethod(tool.name(),
+						ReconcileQuestions.method(beans.get(tool.name()), tool.reconcile()), tool.returnsNothing(),
+						tool.sensitive())));
+			Set<String> names = new HashSet<>(beans.keySet());
 			Set<String> transactional = tools.values()
 				.stream()
 				.filter((tool) -> tool.transactional() && beans.containsKey(tool.name()))
 				.map(ToolDescriptor::name)
-				.collect(Collectors.toUnmodifiableSet());
-			return new Tools(Set.copyOf(beans.keySet()), transactional, Map.copyOf(reconcile));
+				.collect(Collectors.toCollection(HashSet::new));
+			functions.forEach((function, tool) -> {
+				names.add(tool.name());
+				if (tool.transactional()) {
+					transactional.add(tool.name());
+				}
+				else {
+					reconcile.put(tool.name(), new ReconcileMethod(tool.name(),
+							ReconcileQuestions.function(function.reconcile()), tool.returnsNothing(), tool.sensitive()));
+				}
+			});
+			return new Tools(Set.copyOf(names), Set.copyOf(transactional), Map.copyOf(reconcile), Map.copyOf(functions),
+					Map.copyOf(declaredAt));
+		}
+
+		Tools with(IdempotentFunction<?> function, ToolDescriptor tool, String where,
+				Map<String, ToolDescriptor> annotated, Map<String, Supplier<Object>> beans) {
+			Map<IdempotentFunction<?>, ToolDescriptor> more = new HashMap<>(this.functions);
+			more.put(function, tool);
+			Map<String, String> declared = new HashMap<>(this.declaredAt);
+			declared.put(tool.name(), where);
+			return of(annotated, beans, more, declared);
 		}
 
 	}
 
 	private volatile Tools tools = Tools.NONE;
 
+	/** The annotated tools and their beans, found at start-up: kept to rebuild the lookups. */
+	private Map<String, ToolDescriptor> annotated = Map.of();
+
+	private Map<String, Supplier<Object>> beans = Map.of();
+
+	/** Functions registered before the application started, checked with the rest at start-up. */
+	private final Map<IdempotentFunction<?>, String> early = new LinkedHashMap<>();
+
+	private boolean started;
+
+	private final FunctionCalls calls;
+
 	public IdempotentToolRegistry(IdempotentToolAdvisor advisor) {
 		this.advisor = advisor;
+		this.calls = new FunctionCalls(this, advisor::interceptor);
+	}
+
+	/** Calls the application's idempotent functions, with the advice of its annotated tools. */
+	public IdempotentCalls calls() {
+		return this.calls;
 	}
 
 	@Override
@@ -108,10 +157,68 @@ public final class IdempotentToolRegistry implements ReconcileMethods, SmartInit
 				RetryOrdering.putOutsideRetries((Advised) bean, this.advisor);
 			}
 		}
-		checks.ledger(this.beanFactory.getBeanNamesForType(CallLedger.class, true, false),
-				this.beanFactory.getBeanProvider(CallLedger.class).getIfUnique() != null);
+		Map<IdempotentFunction<?>, ToolDescriptor> functions = new HashMap<>();
+		Map<String, String> declaredAt = new HashMap<>();
+		synchronized (this) {
+			for (String beanName : this.beanFactory.getBeanNamesForType(IdempotentFunction.class, false, true)) {
+				this.early.putIfAbsent(this.beanFactory.getBean(beanName, IdempotentFunction.class), "bean '" + beanName + "'");
+			}
+			this.early.forEach((function, where) -> {
+				functions.put(function, checks.function(function, where));
+				declaredAt.put(function.name(), where);
+			});
+			checks.ledger(this.beanFactory.getBeanNamesForType(CallLedger.class, true, false),
+					this.beanFactory.getBeanProvider(CallLedger.class).getIfUnique() != null);
+			checks.throwIfAny();
+			described.forEach((name, tool) -> declaredAt.put(name, "method " + ClassUtils.getShortName(
+					tool.method().getDeclaringClass()) + "." + tool.method().getName()));
+			this.annotated = Map.copyOf(described);
+			this.beans = Map.copyOf(beans);
+			this.tools = Tools.of(this.annotated, this.beans, functions, declaredAt);
+			this.started = true;
+		}
+	}
+
+	/**
+	 * Registers a function: before start-up, it is checked with the annotated tools; after, now.
+	 * @throws IllegalStateException naming what is wrong with it
+	 */
+	synchronized void register(IdempotentFunction<?> function, String where) {
+		if (this.tools.functions().containsKey(function) || this.early.containsKey(function)) {
+			return;
+		}
+		if (!this.started) {
+			for (IdempotentFunction<?> other : this.early.keySet()) {
+				if (other.name().equals(function.name())) {
+					throw new IllegalStateException("Function '" + function.name() + "' (" + where + ") has the name of"
+							+ " another tool (" + this.early.get(other) + "): their calls would share keys. Give each a"
+							+ " distinct name");
+				}
+			}
+			this.early.put(function, where);
+			return;
+		}
+		ToolChecks checks = new ToolChecks(this.advisor,
+				SingletonSupplier.of(() -> this.beanFactory.getBeanProvider(CallLedger.class).getIfUnique()));
+		this.tools.declaredAt().forEach(checks::taken);
+		ToolDescriptor tool = checks.function(function, where);
 		checks.throwIfAny();
-		this.tools = Tools.of(described, beans);
+		this.tools = this.tools.with(function, tool, where, this.annotated, this.beans);
+	}
+
+	/**
+	 * The registered function's description, for its calls.
+	 * @throws IllegalStateException if it is not registered, or the application has not started
+	 */
+	ToolDescriptor function(IdempotentFunction<?> function) {
+		ToolDescriptor tool = this.tools.functions().get(function);
+		if (tool == null) {
+			throw new IllegalStateException((this.started ? "Function '" + function.name() + "' is not registered"
+					: "Function '" + function.name() + "' is called before the application has started")
+					+ ", so the reconciler would not know its calls: declare it as a bean, or register it with"
+					+ " IdempotentCalls.register before its first call");
+		}
+		return tool;
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.idempotency.advice;
 
 import io.idempotency.IdempotentCallListener;
+import io.idempotency.IdempotentCalls;
 import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.run.RunSource;
@@ -40,6 +41,11 @@ class IdempotentToolsConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static IdempotentToolRegistry idempotentToolRegistry(IdempotentToolAdvisor idempotentToolAdvisor) {
 		return new IdempotentToolRegistry(idempotentToolAdvisor);
+	}
+
+	@Bean
+	static IdempotentCalls idempotentCalls(IdempotentToolRegistry idempotentToolRegistry) {
+		return idempotentToolRegistry.calls();
 	}
 
 }

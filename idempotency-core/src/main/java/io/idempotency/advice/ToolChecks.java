@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import io.idempotency.IdempotentFunction;
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.ledger.CallLedger;
@@ -56,6 +57,26 @@ final class ToolChecks {
 					+ this.advisor.interceptor().transactionalToolsProblem());
 		}
 		return tool;
+	}
+
+	/** Describes an idempotent function and checks it; {@code where} says where it is declared. */
+	ToolDescriptor function(IdempotentFunction<?> function, String where) {
+		ToolDescriptor tool = ToolDescriptor.of(function, this.problems);
+		String other = this.toolNames.putIfAbsent(tool.name(), where);
+		if (other != null) {
+			this.problems.add("Function '" + tool.name() + "' (" + where + ") has the name of another tool (" + other
+					+ "): their calls would share keys. Give each a distinct name");
+		}
+		if (tool.transactional() && !this.advisor.interceptor().supportsTransactionalTools()) {
+			this.problems.add("Function '" + tool.name() + "' (" + where + ") is transactional, but "
+					+ this.advisor.interceptor().transactionalToolsProblem());
+		}
+		return tool;
+	}
+
+	/** Notes a name already taken, by a tool declared {@code where}. */
+	void taken(String name, String where) {
+		this.toolNames.put(name, where);
 	}
 
 	/** Notes the problem of tools declared without one ledger to claim their calls in. */

@@ -1,5 +1,6 @@
 package io.idempotency.advice;
 
+import io.idempotency.IdempotentFunction;
 import io.idempotency.ToolResult;
 import io.idempotency.Reconciliation;
 import io.idempotency.IdempotentTool;
@@ -26,8 +27,9 @@ import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.util.ClassUtils;
 
 /**
- * An {@link IdempotentTool} method, parsed once and checked: its name, how its results are stored and
- * replayed, how its failures are classified, and how it is reconciled.
+ * An idempotent tool, parsed once and checked: its name, how its results are stored and replayed, how its
+ * failures are classified, and how it is reconciled. An {@link IdempotentTool} method has its method and
+ * reconcile method; an {@link IdempotentFunction} has neither ({@code null}).
  */
 record ToolDescriptor(Method method, String name, String toolCallName, boolean envelope, ResolvableType dataType, boolean returnsNothing,
 		Method reconcile, boolean transactional, List<Class<? extends Throwable>> unknownOn,
@@ -70,6 +72,24 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 		found.forEach((problem) -> problems.add(where + " " + problem));
 		return new ToolDescriptor(method, name, toolCallName(method), envelope, dataType, returnsNothing, reconcile, annotation.transactional(),
 				List.of(annotation.unknownOn()), List.of(annotation.failedOn()), Set.copyOf(sensitive));
+	}
+
+	/**
+	 * Describes an idempotent function; adds each thing wrong with it to the problems, in words that name it.
+	 * It has no method: its calls are keyed by their arguments as given.
+	 */
+	static ToolDescriptor of(IdempotentFunction<?> function, List<String> problems) {
+		String name = function.name();
+		List<String> found = new ArrayList<>();
+		checkName(name, found);
+		ResolvableType returnType = function.resultType();
+		checkReturnType(returnType, found);
+		boolean envelope = ToolResult.class.equals(returnType.resolve());
+		ResolvableType dataType = envelope ? returnType.getGeneric(0) : returnType;
+		boolean returnsNothing = void.class.equals(returnType.resolve()) || Void.class.equals(returnType.resolve());
+		found.forEach((problem) -> problems.add("Function '" + name + "' " + problem));
+		return new ToolDescriptor(null, name, name, envelope, dataType, returnsNothing, null, function.transactional(),
+				function.unknownOn(), function.failedOn(), function.sensitive());
 	}
 
 	/** The tool's name: the annotation's, else Spring AI's {@code @Tool} name, else the method's. */

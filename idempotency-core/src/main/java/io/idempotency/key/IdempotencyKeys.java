@@ -107,13 +107,56 @@ public final class IdempotencyKeys {
 			long maxArgumentsBytes) {
 		Canonicaliser canonicaliser = new Canonicaliser(requireText(tool, "tool"), true);
 		requireText(runId, "runId");
-		JsonNode arguments = ArgumentsMapper.valueToTree(argumentsOf(method, args), canonicaliser);
+		return canonicalise(canonicaliser, ArgumentsMapper.valueToTree(argumentsOf(method, args), canonicaliser),
+				runId, maxArgumentsBytes);
+	}
+
+	/**
+	 * Prepares a call whose arguments are Java values by name to be claimed: derives its key, as
+	 * {@link #derive(String, Map, String)} does, and writes its arguments as JSON for the ledger to store;
+	 * refuses what {@link #canonicalise(String, Method, Object[], String, long)} refuses.
+	 * @throws InvalidArgumentsException naming the offending argument, or the arguments as a whole when they
+	 * are {@code null} or larger than the limit
+	 */
+	public static CanonicalCall canonicalise(String tool, Map<String, ?> arguments, String runId,
+			long maxArgumentsBytes) {
+		Canonicaliser canonicaliser = new Canonicaliser(requireText(tool, "tool"), true);
+		requireText(runId, "runId");
+		if (arguments == null) {
+			throw canonicaliser.refused(ArgumentPath.ROOT, "must be a map of parameter name to value, but are null",
+					null);
+		}
+		return canonicalise(canonicaliser, ArgumentsMapper.valueToTree(arguments, canonicaliser), runId,
+				maxArgumentsBytes);
+	}
+
+	/**
+	 * Prepares a call whose arguments are JSON text, as a model sends them, to be claimed: derives its key, as
+	 * {@link #derive(String, String, String)} does (numbers keep the exact value of their text), and writes
+	 * its arguments for the ledger to store; refuses what
+	 * {@link #canonicalise(String, Method, Object[], String, long)} refuses.
+	 * @throws InvalidArgumentsException naming the offending argument, or the arguments as a whole when they
+	 * are not a JSON object or larger than the limit
+	 */
+	public static CanonicalCall canonicalise(String tool, String argumentsJson, String runId,
+			long maxArgumentsBytes) {
+		Canonicaliser canonicaliser = new Canonicaliser(requireText(tool, "tool"), true);
+		requireText(runId, "runId");
+		if (argumentsJson == null) {
+			throw canonicaliser.refused(ArgumentPath.ROOT, "must be a JSON object, but are null", null);
+		}
+		return canonicalise(canonicaliser, ArgumentsMapper.readJson(argumentsJson, canonicaliser), runId,
+				maxArgumentsBytes);
+	}
+
+	private static CanonicalCall canonicalise(Canonicaliser canonicaliser, JsonNode arguments, String runId,
+			long maxArgumentsBytes) {
 		// The canonical form first: it refuses what is too deep, by path, before anything is written.
 		String canonical = canonicaliser.envelope(arguments, runId);
 		String stored = ArgumentsMapper.write(arguments);
 		long size = utf8Length(stored);
 		if (size > maxArgumentsBytes) {
-			throw new InvalidArgumentsException(tool, "", "take " + size + " bytes as JSON, more than the "
+			throw canonicaliser.refused(ArgumentPath.ROOT, "take " + size + " bytes as JSON, more than the "
 					+ maxArgumentsBytes + " allowed", null);
 		}
 		return new CanonicalCall(hash(canonical), stored);

@@ -1,9 +1,5 @@
 package io.idempotency.reconcile;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
-import java.lang.reflect.Parameter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -15,19 +11,14 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.idempotency.Reconciliation;
-import io.idempotency.key.IdempotencyKey;
 import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.ledger.ReconcileQueue;
 import io.idempotency.ledger.ResultCodec;
 import io.idempotency.ledger.LedgerEntry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.aop.framework.AopProxyUtils;
-import org.springframework.core.ResolvableType;
-import org.springframework.util.ReflectionUtils;
 
 /**
  * Resolves calls whose outcome is open: rows attempting or unknown for longer than their tool's threshold.
@@ -184,44 +175,12 @@ public final class Reconciler {
 		}
 	}
 
-	private Reconciliation<?> ask(ReconcileMethod tool, LedgerEntry row) {
-		Method reconcile = tool.method();
-		Object bean = tool.bean().get();
-		JsonNode arguments = this.argumentsMapper.readTree(row.arguments());
-		Parameter[] parameters = reconcile.getParameters();
-		Object[] values = new Object[parameters.length];
-		for (int i = 0; i < parameters.length; i++) {
-			if (parameters[i].getType().equals(IdempotencyKey.class)) {
-				values[i] = row.key();
-			}
-			else {
-				JsonNode value = arguments.get(parameters[i].getName());
-				ResolvableType type = ResolvableType.forMethodParameter(reconcile, i, bean.getClass());
-				values[i] = (value == null || value.isNull()) ? null : this.argumentsMapper.convertValue(value,
-						this.argumentsMapper.getTypeFactory().constructType(type.getType()));
-			}
+	private Reconciliation<?> ask(ReconcileMethod tool, LedgerEntry row) throws Exception {
+		Reconciliation<?> answer = tool.question().ask(row.key(), this.argumentsMapper.readTree(row.arguments()));
+		if (answer == null) {
+			throw new IllegalStateException("the reconcile method of tool '" + row.tool() + "' returned null");
 		}
-		// A public method through the proxy (so its own advice applies), anything else on the target itself.
-		Object target = bean;
-		if (!Modifier.isPublic(reconcile.getModifiers())) {
-			Object singleton = AopProxyUtils.getSingletonTarget(target);
-			target = (singleton != null) ? singleton : target;
-		}
-		ReflectionUtils.makeAccessible(reconcile);
-		try {
-			Object answer = reconcile.invoke(target, values);
-			if (answer == null) {
-				throw new IllegalStateException("the reconcile method " + reconcile.getName() + " returned null");
-			}
-			return (Reconciliation<?>) answer;
-		}
-		catch (InvocationTargetException ex) {
-			ReflectionUtils.rethrowRuntimeException(ex.getTargetException());
-			throw new IllegalStateException(ex.getTargetException());
-		}
-		catch (IllegalAccessException ex) {
-			throw new IllegalStateException(ex);
-		}
+		return answer;
 	}
 
 	private Outcome resolved(LedgerEntry row, boolean recorded, String outcome, Outcome counted) {

@@ -11,6 +11,8 @@ import java.util.function.Supplier;
 
 import io.idempotency.Answer;
 import io.idempotency.IdempotentCall;
+import io.idempotency.IdempotentCalls;
+import io.idempotency.IdempotentFunction;
 import io.idempotency.IdempotentCallScope;
 import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.run.Run;
@@ -86,6 +88,39 @@ public final class IdempotentMcpTools {
 		this.caller = Objects.requireNonNull(caller, "caller");
 	}
 
+	/**
+	 * Makes an MCP tool written by hand idempotent: each call is an {@link IdempotentFunction} call keyed by
+	 * the tool's name, the run and the request's arguments, and the tool advertises {@code idempotentHint}.
+	 * An error result is recorded as the call's failure. Declared as a bean, the specification is then
+	 * decorated as every tool of the server is (the run from {@code _meta}, the answer told).
+	 * @param tool the tool, whose handler runs at most once per key
+	 * @param function its idempotency: named as the tool, with a {@code CallToolResult} result (stored and
+	 * replayed)
+	 * @param calls the application's {@link IdempotentCalls}
+	 * @throws IllegalArgumentException if the function's name or result type does not fit the tool
+	 * @throws IllegalStateException if the function cannot be registered (another tool has its name, say)
+	 */
+	public static McpServerFeatures.SyncToolSpecification idempotent(McpServerFeatures.SyncToolSpecification tool,
+			IdempotentFunction<CallToolResult> function, IdempotentCalls calls) {
+		McpFunctionCalls called = new McpFunctionCalls(tool.tool(), function, calls);
+		var handler = tool.callHandler();
+		return new McpServerFeatures.SyncToolSpecification(hinted(tool.tool()),
+				(exchange, request) -> called.call(request, () -> handler.apply(exchange, request)));
+	}
+
+	/**
+	 * Makes an MCP tool of a stateless server, written by hand, idempotent.
+	 * @see #idempotent(McpServerFeatures.SyncToolSpecification, IdempotentFunction, IdempotentCalls)
+	 */
+	public static McpStatelessServerFeatures.SyncToolSpecification idempotent(
+			McpStatelessServerFeatures.SyncToolSpecification tool, IdempotentFunction<CallToolResult> function,
+			IdempotentCalls calls) {
+		McpFunctionCalls called = new McpFunctionCalls(tool.tool(), function, calls);
+		var handler = tool.callHandler();
+		return new McpStatelessServerFeatures.SyncToolSpecification(hinted(tool.tool()),
+				(context, request) -> called.call(request, () -> handler.apply(context, request)));
+	}
+
 	/** The tool specification of a stateful synchronous server, decorated; one already decorated is kept. */
 	public McpServerFeatures.SyncToolSpecification decorate(McpServerFeatures.SyncToolSpecification tool) {
 		if (tool.callHandler() instanceof Decorated) {
@@ -113,9 +148,11 @@ public final class IdempotentMcpTools {
 	}
 
 	private McpSchema.Tool advertise(McpSchema.Tool tool) {
-		if (!this.idempotentToolNames.contains(tool.name())) {
-			return tool;
-		}
+		return this.idempotentToolNames.contains(tool.name()) ? hinted(tool) : tool;
+	}
+
+	/** The tool, advertising {@code idempotentHint: true}; its other hints are kept. */
+	private static McpSchema.Tool hinted(McpSchema.Tool tool) {
 		McpSchema.ToolAnnotations hints = tool.annotations();
 		McpSchema.ToolAnnotations advertised = (hints != null)
 				? new McpSchema.ToolAnnotations(hints.title(), hints.readOnlyHint(), hints.destructiveHint(), true,

@@ -1,6 +1,7 @@
 package io.idempotency.autoconfigure;
 
 import io.idempotency.IdempotentCallListener;
+import io.idempotency.IdempotentCalls;
 import io.idempotency.advice.IdempotentToolAdvisor;
 import io.idempotency.advice.IdempotentToolRegistry;
 import io.idempotency.ledger.CallLedger;
@@ -75,6 +76,12 @@ public class IdempotentToolsAutoConfiguration {
 	@ConditionalOnMissingBean
 	static IdempotentToolRegistry idempotentToolRegistry(IdempotentToolAdvisor idempotentToolAdvisor) {
 		return new IdempotentToolRegistry(idempotentToolAdvisor);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	static IdempotentCalls idempotentCalls(IdempotentToolRegistry idempotentToolRegistry) {
+		return idempotentToolRegistry.calls();
 	}
 
 }

@@ -1,0 +1,77 @@
+package io.idempotency.advice;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Parameter;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import io.idempotency.IdempotentFunction;
+import io.idempotency.Reconciliation;
+import io.idempotency.key.IdempotencyKey;
+import io.idempotency.key.IdempotencyKeys;
+import io.idempotency.reconcile.ReconcileMethod;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.core.ResolvableType;
+import org.springframework.util.ReflectionUtils;
+
+/** How the reconciler's question reaches a tool: a reconcile method on its bean, or a function's. */
+final class ReconcileQuestions {
+
+	/** The mapper that wrote the stored arguments, and so the one that reads them back. */
+	private static final JsonMapper ARGUMENTS = IdempotencyKeys.argumentsMapper();
+
+	private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {
+	};
+
+	private ReconcileQuestions() {
+	}
+
+	/**
+	 * Asks a reconcile method on the tool's bean: each parameter is the stored argument of its name, read as
+	 * the parameter's type, or the call's key.
+	 */
+	static ReconcileMethod.Question method(Supplier<Object> beans, Method reconcile) {
+		return (key, arguments) -> {
+			Object bean = beans.get();
+			Parameter[] parameters = reconcile.getParameters();
+			Object[] values = new Object[parameters.length];
+			for (int i = 0; i < parameters.length; i++) {
+				if (parameters[i].getType().equals(IdempotencyKey.class)) {
+					values[i] = key;
+				}
+				else {
+					JsonNode value = arguments.get(parameters[i].getName());
+					ResolvableType type = ResolvableType.forMethodParameter(reconcile, i, bean.getClass());
+					values[i] = (value == null || value.isNull()) ? null
+							: ARGUMENTS.convertValue(value, ARGUMENTS.getTypeFactory().constructType(type.getType()));
+				}
+			}
+			// A public method through the proxy (so its own advice applies), anything else on the target itself.
+			Object target = bean;
+			if (!Modifier.isPublic(reconcile.getModifiers())) {
+				Object singleton = AopProxyUtils.getSingletonTarget(target);
+				target = (singleton != null) ? singleton : target;
+			}
+			ReflectionUtils.makeAccessible(reconcile);
+			try {
+				return (Reconciliation<?>) reconcile.invoke(target, values);
+			}
+			catch (InvocationTargetException ex) {
+				ReflectionUtils.rethrowRuntimeException(ex.getTargetException());
+				throw new IllegalStateException(ex.getTargetException());
+			}
+		};
+	}
+
+	/** Asks a function's reconcile function, with the stored arguments as a map. */
+	static ReconcileMethod.Question function(IdempotentFunction.Reconcile<?> reconcile) {
+		return (key, arguments) -> reconcile.reconcile(key, ARGUMENTS.convertValue(arguments, MAP));
+	}
+
+}

@@ -1,0 +1,296 @@
+package io.idempotency.advice;
+
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.idempotency.Answer;
+import io.idempotency.IdempotentCall;
+import io.idempotency.IdempotentCallListener;
+import io.idempotency.IdempotentCalls;
+import io.idempotency.IdempotentFunction;
+import io.idempotency.MissingRunException;
+import io.idempotency.OrderTools;
+import io.idempotency.PreviousAttemptFailedException;
+import io.idempotency.Reconciliation;
+import io.idempotency.ToolCallInProgressException;
+import io.idempotency.key.IdempotencyKey;
+import io.idempotency.key.IdempotencyKeys;
+import io.idempotency.key.InvalidArgumentsException;
+import io.idempotency.ledger.InMemoryLedger;
+import io.idempotency.ledger.LedgerEntry;
+import io.idempotency.ledger.LedgerStatus;
+import io.idempotency.reconcile.Reconciler;
+import io.idempotency.reconcile.ReconcilerSettings;
+import io.idempotency.run.Run;
+import io.idempotency.run.RunContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * Idempotent functions, tools that are not annotated methods, through the real advice on the
+ * {@link InMemoryLedger}: the same answers as annotated tools, registration, and the reconciler.
+ */
+class IdempotentFunctionTest {
+
+	public record Ticket(String number, String account, BigDecimal amount) {
+	}
+
+	private final InMemoryLedger ledger = new InMemoryLedger();
+
+	private final List<IdempotentCall> told = new CopyOnWriteArrayList<>();
+
+	private final AtomicInteger opened = new AtomicInteger();
+
+	private final List<Map<String, Object>> reconciled = new CopyOnWriteArrayList<>();
+
+	private final IdempotentFunction<Ticket> openTicket = IdempotentFunction.builder("open_ticket", Ticket.class)
+		.reconcile((key, arguments) -> {
+			this.reconciled.add(arguments);
+			return Reconciliation.found(new Ticket("T-found", (String) arguments.get("account"),
+					(BigDecimal) arguments.get("amount")));
+		})
+		.build();
+
+	private AnnotationConfigApplicationContext context;
+
+	private IdempotentCalls calls;
+
+	@BeforeEach
+	void start() {
+		this.context = new AnnotationConfigApplicationContext();
+		this.context.registerBean(InMemoryLedger.class, () -> this.ledger);
+		this.context.registerBean(IdempotentCallListener.class, () -> this.told::add);
+		this.context.registerBean("openTicket", IdempotentFunction.class, () -> this.openTicket);
+		this.context.register(OrderTools.Enabled.class);
+		this.context.refresh();
+		this.calls = this.context.getBean(IdempotentCalls.class);
+	}
+
+	@AfterEach
+	void stop() {
+		this.context.close();
+	}
+
+	private Ticket open(String argumentsJson) {
+		return this.calls.call(this.openTicket, argumentsJson, () -> {
+			int number = this.opened.incrementAndGet();
+			return new Ticket("T-" + number, "acme", new BigDecimal("12.50"));
+		});
+	}
+
+	@Test
+	void aRepeatWithItsArgumentsReorderedIsAnsweredWithTheStoredResultAndNotRun() throws Exception {
+		Ticket first = inRun("r1", () -> open("{\"account\":\"acme\",\"amount\":12.50}"));
+		Ticket repeat = inRun("r1", () -> open("{ \"amount\": 12.50, \"account\": \"acme\" }"));
+		Ticket nextRun = inRun("r2", () -> open("{\"account\":\"acme\",\"amount\":12.50}"));
+
+		assertThat(repeat).isEqualTo(first).isEqualTo(new Ticket("T-1", "acme", new BigDecimal("12.50")));
+		assertThat(nextRun.number()).isEqualTo("T-2");
+		assertThat(this.opened).hasValue(2);
+		assertThat(this.told).extracting(IdempotentCall::answer)
+			.containsExactly(Answer.EXECUTED, Answer.REPLAYED, Answer.EXECUTED);
+		assertThat(this.told).extracting(IdempotentCall::toolCallName).containsOnly("open_ticket");
+		LedgerEntry row = this.ledger.entries().get(0);
+		assertThat(row.key()).as("the key of the specification, over the JSON text")
+			.isEqualTo(IdempotencyKeys.derive("open_ticket", "{\"amount\":12.50,\"account\":\"acme\"}", "r1"));
+		assertThat(row.arguments()).contains("12.50");
+	}
+
+	@Test
+	void argumentsGivenAsValuesHaveTheKeyOfTheSameArgumentsAsJson() throws Exception {
+		Ticket first = inRun("r1", () -> this.calls.call(this.openTicket,
+				Map.of("account", "acme", "amount", new BigDecimal("12.5")), () -> new Ticket("T-map", "acme", null)));
+		Ticket repeat = inRun("r1", () -> open("{\"amount\":12.50,\"account\":\"acme\"}"));
+
+		assertThat(repeat).isEqualTo(first);
+		assertThat(this.opened).hasValue(0);
+		assertThat(this.ledger.entries()).singleElement()
+			.extracting(LedgerEntry::key)
+			.isEqualTo(IdempotencyKeys.derive("open_ticket", Map.of("account", "acme", "amount", 12.5), "r1"));
+	}
+
+	@Test
+	void aCallFindsItsRunInTheToolContextGivenAndOutsideAnyRunIsRefusedWithoutRunning() {
+		Map<String, Object> toolContext = Map.of("runId", "ctx-run", "userId", "rep-1");
+		this.calls.call(this.openTicket, "{\"account\":\"acme\"}", toolContext, () -> new Ticket("T-ctx", "acme", null));
+		Ticket repeat = this.calls.call(this.openTicket, "{\"account\":\"acme\"}", toolContext, () -> {
+			throw new AssertionError("a repeat must not run");
+		});
+
+		assertThat(repeat.number()).isEqualTo("T-ctx");
+		assertThat(this.ledger.entries()).singleElement().extracting(LedgerEntry::runId).isEqualTo("ctx-run");
+		assertThatExceptionOfType(MissingRunException.class).isThrownBy(() -> open("{\"account\":\"acme\"}"));
+		assertThat(this.opened).hasValue(0);
+		assertThat(this.told).extracting(IdempotentCall::answer)
+			.containsExactly(Answer.EXECUTED, Answer.REPLAYED, Answer.REFUSED_WITHOUT_RUN);
+	}
+
+	@Test
+	void argumentsThatAreNotAJsonObjectAreRefusedBeforeAnythingIsClaimed() {
+		assertThatExceptionOfType(InvalidArgumentsException.class)
+			.isThrownBy(() -> inRun("r1", () -> open("[1, 2]")))
+			.withMessageContaining("open_ticket");
+		assertThatExceptionOfType(InvalidArgumentsException.class)
+			.isThrownBy(() -> inRun("r1", () -> this.calls.call(this.openTicket, (Map<String, ?>) null, () -> null)));
+
+		assertThat(this.ledger.entries()).isEmpty();
+		assertThat(this.opened).hasValue(0);
+	}
+
+	@Test
+	void aFailureIsClassifiedAsForAnAnnotatedToolAndTheReconcilerAsksTheFunction() throws Exception {
+		IdempotentFunction<String> refund = IdempotentFunction.builder("refund", String.class)
+			.reconcile((key, arguments) -> Reconciliation.notFound())
+			.failedOn(IllegalArgumentException.class)
+			.build();
+		this.calls.register(refund);
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> inRun("r1",
+				() -> this.calls.call(refund, "{\"order\":7}", () -> {
+					throw new IllegalArgumentException("order 7 was never paid");
+				})));
+		assertThatExceptionOfType(PreviousAttemptFailedException.class)
+			.isThrownBy(() -> inRun("r1", () -> this.calls.call(refund, "{\"order\":7}", () -> "refunded")))
+			.withMessageContaining("never paid");
+
+		assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(() -> inRun("r1",
+				() -> this.calls.call(this.openTicket, "{\"account\":\"acme\",\"amount\":0.10}", () -> {
+					throw new UncheckedIOException(new SocketTimeoutException("read timed out"));
+				})));
+		assertThatExceptionOfType(ToolCallInProgressException.class)
+			.isThrownBy(() -> inRun("r1", () -> open("{\"account\":\"acme\",\"amount\":0.10}")));
+		LedgerEntry unknown = this.ledger.entries()
+			.stream()
+			.filter((row) -> row.tool().equals("open_ticket"))
+			.findFirst()
+			.orElseThrow();
+		assertThat(unknown.status()).isEqualTo(LedgerStatus.UNKNOWN);
+
+		Reconciler reconciler = new Reconciler(this.ledger, this.context.getBean(IdempotentToolRegistry.class),
+				new JsonMapper(), new ReconcilerSettings(Duration.ofMinutes(2), Map.of(), 100, Duration.ofMinutes(5),
+						Duration.ofMinutes(1), Duration.ofMinutes(4), 10));
+		this.ledger.advance(Duration.ofMinutes(3));
+		assertThat(reconciler.reconcile().succeeded()).isEqualTo(1);
+
+		assertThat(this.reconciled).singleElement()
+			.isEqualTo(Map.of("account", "acme", "amount", new BigDecimal("0.10")));
+		Ticket replayed = inRun("r1", () -> open("{\"account\":\"acme\",\"amount\":0.10}"));
+		assertThat(replayed).isEqualTo(new Ticket("T-found", "acme", new BigDecimal("0.10")));
+		assertThat(this.opened).hasValue(0);
+	}
+
+	@Test
+	void aFunctionIsCalledOnlyOnceRegisteredAndItsNameIsItsOwn() throws Exception {
+		IdempotentFunction<String> unregistered = IdempotentFunction.builder("archive", String.class)
+			.reconcile((key, arguments) -> Reconciliation.notFound())
+			.build();
+		assertThatIllegalStateException()
+			.isThrownBy(() -> inRun("r1", () -> this.calls.call(unregistered, "{}", () -> "archived")))
+			.withMessageContaining("Function 'archive' is not registered");
+		assertThat(this.ledger.entries()).isEmpty();
+
+		this.calls.register(unregistered);
+		this.calls.register(unregistered);
+		assertThat(inRun("r1", () -> this.calls.call(unregistered, "{}", () -> "archived"))).isEqualTo("archived");
+		assertThat(this.context.getBean(IdempotentToolRegistry.class).reconcilableToolNames())
+			.contains("archive", "open_ticket", "place_order");
+
+		IdempotentFunction<String> twin = IdempotentFunction.builder("archive", String.class)
+			.reconcile((key, arguments) -> Reconciliation.notFound())
+			.build();
+		assertThatIllegalStateException().isThrownBy(() -> this.calls.register(twin))
+			.withMessageContaining("Function 'archive' (registered with IdempotentCalls.register) has the name of another tool");
+		IdempotentFunction<String> likeAMethod = IdempotentFunction.builder("place_order", String.class)
+			.reconcile((key, arguments) -> Reconciliation.notFound())
+			.build();
+		assertThatIllegalStateException().isThrownBy(() -> this.calls.register(likeAMethod))
+			.withMessageContaining("has the name of another tool (method OrderTools.placeOrder)");
+	}
+
+	@Test
+	void aFunctionWithoutAWayToReconcileOrThatCannotRunAsDefinedIsRefused() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> IdempotentFunction.builder("open_ticket", Ticket.class).build())
+			.withMessageContaining("Function 'open_ticket' has no reconcile function");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> IdempotentFunction.builder("open_ticket", Ticket.class)
+				.transactional()
+				.reconcile((key, arguments) -> Reconciliation.notFound())
+				.build())
+			.withMessageContaining("Choose one");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> IdempotentFunction.builder(" ", Ticket.class).transactional().build())
+			.withMessageContaining("name must not be blank");
+
+		IdempotentFunction<Ticket> transactional = IdempotentFunction.builder("book", Ticket.class).transactional().build();
+		assertThatIllegalStateException().isThrownBy(() -> this.calls.register(transactional))
+			.withMessageContaining("Function 'book'")
+			.withMessageContaining("is transactional, but");
+		IdempotentFunction<java.util.concurrent.CompletableFuture<String>> later = IdempotentFunction
+			.builder("later", new org.springframework.core.ParameterizedTypeReference<java.util.concurrent.CompletableFuture<String>>() {
+			})
+			.reconcile((key, arguments) -> Reconciliation.notFound())
+			.build();
+		assertThatIllegalStateException().isThrownBy(() -> this.calls.register(later))
+			.withMessageContaining("completes later");
+	}
+
+	@Test
+	void concurrentCallsOfOneKeyRunTheBodyOnce() throws Exception {
+		int threads = 16;
+		int rounds = 50;
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			for (int round = 0; round < rounds; round++) {
+				String runId = "race-" + round;
+				CyclicBarrier start = new CyclicBarrier(threads);
+				Callable<Object> call = () -> {
+					start.await();
+					try {
+						return inRun(runId, () -> open("{\"account\":\"acme\"}"));
+					}
+					catch (ToolCallInProgressException ex) {
+						return ex;
+					}
+				};
+				List<Object> answers = new ArrayList<>();
+				for (Future<Object> answer : pool.invokeAll(Collections.nCopies(threads, call))) {
+					answers.add(answer.get());
+				}
+				assertThat(this.opened).as("round " + round).hasValue(round + 1);
+				assertThat(answers.stream().filter(Ticket.class::isInstance).map(Ticket.class::cast).distinct())
+					.as("every call that got a ticket got the one ticket")
+					.hasSize(1);
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	private static <T> T inRun(String runId, Callable<T> call) throws Exception {
+		return RunContext.call(new Run(runId, "rep-1"), call);
+	}
+
+}

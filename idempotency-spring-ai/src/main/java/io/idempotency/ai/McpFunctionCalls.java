@@ -1,0 +1,91 @@
+package io.idempotency.ai;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+import io.idempotency.AnsweredCall;
+import io.idempotency.IdempotentCalls;
+import io.idempotency.IdempotentFunction;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+
+/**
+ * An MCP tool written by hand, called as an idempotent function: keyed by its name, the run and the
+ * request's arguments. An error result is the tool's failure: recorded failed, so that a repeat is told the
+ * previous attempt failed rather than that it was done. {@link IdempotentMcpTools} binds the run and tells
+ * the answer.
+ */
+final class McpFunctionCalls {
+
+	private final IdempotentFunction<CallToolResult> function;
+
+	private final IdempotentCalls calls;
+
+	McpFunctionCalls(McpSchema.Tool tool, IdempotentFunction<CallToolResult> function, IdempotentCalls calls) {
+		this.function = Objects.requireNonNull(function, "function");
+		this.calls = Objects.requireNonNull(calls, "calls");
+		if (!tool.name().equals(function.name())) {
+			throw new IllegalArgumentException("Function '" + function.name() + "' cannot be the idempotency of MCP tool '"
+					+ tool.name() + "': clients call the tool by its name, and its calls are told their answers by it."
+					+ " Name the function '" + tool.name() + "'");
+		}
+		if (!CallToolResult.class.equals(function.resultType().resolve())) {
+			throw new IllegalArgumentException("Function '" + function.name() + "' returns " + function.resultType()
+					+ ", but an MCP tool returns a CallToolResult: define it with CallToolResult.class");
+		}
+		calls.register(function);
+	}
+
+	CallToolResult call(CallToolRequest request, Supplier<CallToolResult> handler) {
+		Map<String, Object> arguments = (request.arguments() != null) ? request.arguments() : Map.of();
+		try {
+			return this.calls.call(this.function, arguments, () -> {
+				CallToolResult result = handler.get();
+				if (result != null && Boolean.TRUE.equals(result.isError())) {
+					throw new ErrorResult(result);
+				}
+				return result;
+			});
+		}
+		catch (ErrorResult ex) {
+			return ex.result;
+		}
+		catch (RuntimeException ex) {
+			if (ex instanceof AnsweredCall) {
+				// The library's answer, as an error result: IdempotentMcpTools tells its kind.
+				return CallToolResult.builder()
+					.content(List.of(McpSchema.TextContent.builder(ex.getMessage()).build()))
+					.isError(true)
+					.build();
+			}
+			throw ex;
+		}
+	}
+
+	/** A tool's error result, carried out of the call so that it is recorded as the call's failure. */
+	static final class ErrorResult extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		private final transient CallToolResult result;
+
+		ErrorResult(CallToolResult result) {
+			super(textOf(result), null, false, false);
+			this.result = result;
+		}
+
+		private static String textOf(CallToolResult result) {
+			return result.content()
+				.stream()
+				.filter(McpSchema.TextContent.class::isInstance)
+				.map((content) -> ((McpSchema.TextContent) content).text())
+				.findFirst()
+				.orElse("the tool answered with an error result");
+		}
+
+	}
+
+}

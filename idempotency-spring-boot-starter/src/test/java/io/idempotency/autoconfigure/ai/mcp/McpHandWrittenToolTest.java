@@ -1,0 +1,174 @@
+package io.idempotency.autoconfigure.ai.mcp;
+
+import java.util.List;
+import java.util.Map;
+
+import io.idempotency.IdempotentCalls;
+import io.idempotency.IdempotentFunction;
+import io.idempotency.Reconciliation;
+import io.idempotency.ai.IdempotentMcpTools;
+import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.modelcontextprotocol.client.McpSyncClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * An MCP tool written by hand (a tool specification, no annotated method) made idempotent with
+ * {@link IdempotentMcpTools#idempotent}, on Spring AI's MCP server over Streamable HTTP, called by the MCP
+ * Java SDK's client.
+ */
+@SpringBootTest(classes = McpHandWrittenToolTest.Server.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "spring.main.banner-mode=off", "spring.ai.mcp.server.protocol=STREAMABLE",
+				"spring.ai.mcp.server.name=refunds", "spring.datasource.url=jdbc:h2:mem:mcp-hand-written;DB_CLOSE_DELAY=-1" })
+class McpHandWrittenToolTest {
+
+	private static final JsonMapper JSON = new JsonMapper();
+
+	@LocalServerPort
+	int port;
+
+	@Autowired
+	JdbcTemplate jdbc;
+
+	private McpSyncClient client;
+
+	@BeforeEach
+	void connect() {
+		this.client = McpServerRoundTripTest.client(this.port);
+	}
+
+	@AfterEach
+	void disconnect() {
+		this.client.closeGracefully();
+	}
+
+	@Test
+	void theToolAdvertisesIdempotentHint() {
+		McpSchema.Tool refund = this.client.listTools()
+			.tools()
+			.stream()
+			.filter((tool) -> tool.name().equals("refund"))
+			.findFirst()
+			.orElseThrow();
+
+		assertThat(refund.annotations().idempotentHint()).isTrue();
+		assertThat(refund.annotations().destructiveHint()).as("its own hints are kept").isTrue();
+	}
+
+	@Test
+	void theSameCallTwiceInOneRunRefundsOnceAndTheRepeatIsToldItWasReplayedANewRunRefundsAgain() {
+		Map<String, Object> run = Map.of("io.idempotency/runId", "refund-run-1");
+		CallToolResult first = this.client.callTool(refund("A-1", 30, run));
+		CallToolResult again = this.client.callTool(new CallToolRequest("refund", Map.of("amount", 30, "order", "A-1"), run));
+
+		assertThat(refunds("A-1")).isEqualTo(1);
+		assertThat(first.isError()).isFalse();
+		assertThat(text(first)).isEqualTo("refunded 30 on A-1");
+		assertThat(again.isError()).isFalse();
+		JsonNode notice = JSON.readTree(text(again));
+		assertThat(notice.get("kind").asString()).isEqualTo("replayed");
+		assertThat(notice.get("result").asString()).isEqualTo("refunded 30 on A-1");
+		assertThat(again.meta()).containsEntry("io.idempotency/replayed", true);
+
+		CallToolResult nextRun = this.client.callTool(refund("A-1", 30, Map.of("io.idempotency/runId", "refund-run-2")));
+		assertThat(nextRun.isError()).isFalse();
+		assertThat(refunds("A-1")).as("a new run is a new action").isEqualTo(2);
+	}
+
+	@Test
+	void anErrorResultIsTheCallsFailureAndARepeatIsToldThePreviousAttemptFailedWithoutRunning() {
+		Map<String, Object> run = Map.of("io.idempotency/runId", "refund-run-3");
+		CallToolResult refused = this.client.callTool(refund("CLOSED-9", 30, run));
+		CallToolResult again = this.client.callTool(refund("CLOSED-9", 30, run));
+
+		assertThat(refused.isError()).isTrue();
+		assertThat(text(refused)).isEqualTo("order CLOSED-9 is closed");
+		assertThat(again.isError()).isTrue();
+		JsonNode answer = JSON.readTree(text(again));
+		assertThat(answer.get("kind").asString()).isEqualTo("previous_attempt_failed");
+		assertThat(answer.get("message").asString()).contains("order CLOSED-9 is closed");
+		assertThat(Server.attempts).hasValue(1);
+	}
+
+	@Test
+	void aCallWithoutARunIsRefusedAndNothingIsDone() {
+		CallToolResult result = this.client.callTool(refund("A-2", 5, null));
+
+		assertThat(result.isError()).isTrue();
+		assertThat(JSON.readTree(text(result)).get("kind").asString()).isEqualTo("refused_without_run");
+		assertThat(refunds("A-2")).isZero();
+	}
+
+	private static CallToolRequest refund(String order, int amount, Map<String, Object> meta) {
+		return new CallToolRequest("refund", Map.of("order", order, "amount", amount), meta);
+	}
+
+	private static String text(CallToolResult result) {
+		return ((McpSchema.TextContent) result.content().get(0)).text();
+	}
+
+	private int refunds(String order) {
+		return this.jdbc.queryForObject("SELECT COUNT(*) FROM refunds WHERE order_id = ?", Integer.class, order);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class Server {
+
+		static final java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+
+		@Bean
+		List<McpServerFeatures.SyncToolSpecification> refundTools(JdbcTemplate jdbc, IdempotentCalls calls) {
+			jdbc.execute("CREATE TABLE IF NOT EXISTS refunds (id BIGINT AUTO_INCREMENT PRIMARY KEY, order_id VARCHAR(50),"
+					+ " amount INT)");
+			McpSchema.Tool tool = McpSchema.Tool.builder()
+				.name("refund")
+				.description("Refund an order")
+				.inputSchema(Map.of("type", "object", "properties",
+						Map.of("order", Map.of("type", "string"), "amount", Map.of("type", "integer"))))
+				.annotations(new McpSchema.ToolAnnotations(null, null, true, null, null, null))
+				.build();
+			McpServerFeatures.SyncToolSpecification handWritten = McpServerFeatures.SyncToolSpecification.builder()
+				.tool(tool)
+				.callHandler((exchange, request) -> {
+					String order = (String) request.arguments().get("order");
+					int amount = ((Number) request.arguments().get("amount")).intValue();
+					if (order.startsWith("CLOSED")) {
+						attempts.incrementAndGet();
+						return CallToolResult.builder()
+							.content(List.of(McpSchema.TextContent.builder("order " + order + " is closed").build()))
+							.isError(true)
+							.build();
+					}
+					jdbc.update("INSERT INTO refunds (order_id, amount) VALUES (?, ?)", order, amount);
+					return CallToolResult.builder()
+						.content(List.of(McpSchema.TextContent.builder("refunded " + amount + " on " + order).build()))
+						.build();
+				})
+				.build();
+			IdempotentFunction<CallToolResult> refund = IdempotentFunction.builder("refund", CallToolResult.class)
+				.reconcile((key, arguments) -> Reconciliation.notFound())
+				.build();
+			// Spring AI's MCP server takes the tools of List beans.
+			return List.of(IdempotentMcpTools.idempotent(handWritten, refund, calls));
+		}
+
+	}
+
+}
