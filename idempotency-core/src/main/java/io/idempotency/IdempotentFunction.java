@@ -26,8 +26,9 @@ import org.springframework.core.ResolvableType;
  * }</pre>
  *
  * Declared as a bean, it is registered when the application starts, so that the reconciler knows it;
- * one made later is registered with {@link IdempotentCalls#register}. A function is immutable and safe to
- * share between threads.
+ * one made later is registered with {@link IdempotentCalls#register}. A function is known by its identity:
+ * build each once (a bean, or a field) and call that one; another object of the same name is refused. A
+ * function is immutable and safe to share between threads.
  *
  * @param <T> the type of its result
  */
@@ -95,7 +96,10 @@ public final class IdempotentFunction<T> {
 		return this.transactional;
 	}
 
-	/** The members of its arguments and results that are part of the key but never stored in clear. */
+	/**
+	 * The members of its arguments and results that are part of the key but never stored in clear: members of
+	 * JSON objects, by name; a result that is text (a tool callback's) is stored as the text it is.
+	 */
 	public Set<String> sensitive() {
 		return this.sensitive;
 	}
@@ -205,8 +209,10 @@ public final class IdempotentFunction<T> {
 
 		/**
 		 * The function.
-		 * @throws IllegalArgumentException naming what is wrong: a blank or unstorable name, neither or both of
-		 * a reconcile function and {@code transactional()}, or an asynchronous result type
+		 * @throws IllegalArgumentException naming what is wrong: a blank name, or neither or both of a reconcile
+		 * function and {@code transactional()}. What depends on the application (a name the ledger cannot
+		 * store or another tool has, a result that completes later, a transactional function where
+		 * transactional tools cannot run) is checked when the function is registered
 		 */
 		public IdempotentFunction<T> build() {
 			List<String> problems = new java.util.ArrayList<>();

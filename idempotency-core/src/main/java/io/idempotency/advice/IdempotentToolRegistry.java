@@ -74,7 +74,7 @@ public final class IdempotentToolRegistry implements ReconcileMethods, SmartInit
 				}
 				else {
 					reconcile.put(tool.name(), new ReconcileMethod(tool.name(),
-							ReconcileQuestions.function(function.reconcile()), tool.returnsNothing(), tool.sensitive()));
+							ReconcileQuestions.function(function.reconcile(), tool.envelope()), tool.returnsNothing(), tool.sensitive()));
 				}
 			});
 			return new Tools(Set.copyOf(names), Set.copyOf(transactional), Map.copyOf(reconcile), Map.copyOf(functions),
@@ -102,7 +102,7 @@ public final class IdempotentToolRegistry implements ReconcileMethods, SmartInit
 	/** Functions registered before the application started, checked with the rest at start-up. */
 	private final Map<IdempotentFunction<?>, String> early = new LinkedHashMap<>();
 
-	private boolean started;
+	private volatile boolean started;
 
 	private final FunctionCalls calls;
 
@@ -159,10 +159,13 @@ public final class IdempotentToolRegistry implements ReconcileMethods, SmartInit
 		}
 		Map<IdempotentFunction<?>, ToolDescriptor> functions = new HashMap<>();
 		Map<String, String> declaredAt = new HashMap<>();
+		// Looked up before taking this registry's lock: a bean's creation may register a function itself.
+		Map<IdempotentFunction<?>, String> functionBeans = new LinkedHashMap<>();
+		for (String beanName : this.beanFactory.getBeanNamesForType(IdempotentFunction.class, false, true)) {
+			functionBeans.putIfAbsent(this.beanFactory.getBean(beanName, IdempotentFunction.class), "bean '" + beanName + "'");
+		}
 		synchronized (this) {
-			for (String beanName : this.beanFactory.getBeanNamesForType(IdempotentFunction.class, false, true)) {
-				this.early.putIfAbsent(this.beanFactory.getBean(beanName, IdempotentFunction.class), "bean '" + beanName + "'");
-			}
+			functionBeans.forEach(this.early::putIfAbsent);
 			this.early.forEach((function, where) -> {
 				functions.put(function, checks.function(function, where));
 				declaredAt.put(function.name(), where);
@@ -202,7 +205,9 @@ public final class IdempotentToolRegistry implements ReconcileMethods, SmartInit
 				SingletonSupplier.of(() -> this.beanFactory.getBeanProvider(CallLedger.class).getIfUnique()));
 		this.tools.declaredAt().forEach(checks::taken);
 		ToolDescriptor tool = checks.function(function, where);
-		checks.throwIfAny();
+		checks.ledger(this.beanFactory.getBeanNamesForType(CallLedger.class, true, false),
+				this.beanFactory.getBeanProvider(CallLedger.class).getIfUnique() != null);
+		checks.throwIfAny("The function cannot be registered");
 		this.tools = this.tools.with(function, tool, where, this.annotated, this.beans);
 	}
 
@@ -211,14 +216,22 @@ public final class IdempotentToolRegistry implements ReconcileMethods, SmartInit
 	 * @throws IllegalStateException if it is not registered, or the application has not started
 	 */
 	ToolDescriptor function(IdempotentFunction<?> function) {
-		ToolDescriptor tool = this.tools.functions().get(function);
-		if (tool == null) {
-			throw new IllegalStateException((this.started ? "Function '" + function.name() + "' is not registered"
-					: "Function '" + function.name() + "' is called before the application has started")
-					+ ", so the reconciler would not know its calls: declare it as a bean, or register it with"
-					+ " IdempotentCalls.register before its first call");
+		Tools known = this.tools;
+		ToolDescriptor tool = known.functions().get(function);
+		if (tool != null) {
+			return tool;
 		}
-		return tool;
+		String name = "Function '" + function.name() + "'";
+		if (!this.started) {
+			throw new IllegalStateException(name + " is called before the application has started: its calls are"
+					+ " accepted once the idempotent tools have been checked at start-up");
+		}
+		if (known.functions().keySet().stream().anyMatch((other) -> other.name().equals(function.name()))) {
+			throw new IllegalStateException(name + " is not the function registered under that name, but another"
+					+ " object of the same name: build each function once (a bean, or a field) and call that one");
+		}
+		throw new IllegalStateException(name + " is not registered, so the reconciler would not know its calls:"
+				+ " declare it as a bean, or register it with IdempotentCalls.register before its first call");
 	}
 
 	/**

@@ -9,6 +9,7 @@ import java.util.function.Supplier;
 
 import io.idempotency.IdempotentFunction;
 import io.idempotency.Reconciliation;
+import io.idempotency.ToolResult;
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.reconcile.ReconcileMethod;
@@ -69,9 +70,18 @@ final class ReconcileQuestions {
 		};
 	}
 
-	/** Asks a function's reconcile function, with the stored arguments as a map. */
-	static ReconcileMethod.Question function(IdempotentFunction.Reconcile<?> reconcile) {
-		return (key, arguments) -> reconcile.reconcile(key, ARGUMENTS.convertValue(arguments, MAP));
+	/**
+	 * Asks a function's reconcile function, with the stored arguments as a map. A function that returns
+	 * {@code ToolResult} answers with one: its data is what is stored, as for the function's own result.
+	 */
+	static ReconcileMethod.Question function(IdempotentFunction.Reconcile<?> reconcile, boolean envelope) {
+		return (key, arguments) -> {
+			Reconciliation<?> answer = reconcile.reconcile(key, ARGUMENTS.convertValue(arguments, MAP));
+			if (envelope && answer != null && answer.tookEffect() && answer.result() instanceof ToolResult<?> result) {
+				return Reconciliation.found(result.data());
+			}
+			return answer;
+		};
 	}
 
 }

@@ -96,9 +96,13 @@ final class ToolChecks {
 
 	/** Stops the start, naming every problem found, if there is one. */
 	void throwIfAny() {
+		throwIfAny("Idempotent tools are misconfigured, so the application does not start");
+	}
+
+	/** Stops what is being done, saying what in the words given, naming every problem found, if there is one. */
+	void throwIfAny(String what) {
 		if (!this.problems.isEmpty()) {
-			throw new IllegalStateException("Idempotent tools are misconfigured, so the application does not start:\n - "
-					+ String.join("\n - ", this.problems));
+			throw new IllegalStateException(what + ":\n - " + String.join("\n - ", this.problems));
 		}
 	}
 

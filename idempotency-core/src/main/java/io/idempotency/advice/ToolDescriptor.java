@@ -39,6 +39,8 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 
 	private static final String SPRING_AI_MCP_TOOL = "org.springframework.ai.mcp.annotation.McpTool";
 
+	private static final String LANGCHAIN4J_TOOL = "dev.langchain4j.agent.tool.Tool";
+
 	/** Results that complete later, named because their libraries are optional. */
 	private static final List<String> ASYNCHRONOUS_TYPES = List.of("java.util.concurrent.Flow$Publisher",
 			"org.reactivestreams.Publisher", "kotlinx.coroutines.flow.Flow", "kotlinx.coroutines.Deferred",
@@ -101,12 +103,12 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 	}
 
 	/**
-	 * The name Spring AI exposes the tool under: its {@code @Tool} name, else its MCP {@code @McpTool} name,
-	 * else the method's.
+	 * The name a framework exposes the tool under: its Spring AI {@code @Tool} name, else its MCP
+	 * {@code @McpTool} name, else its LangChain4j {@code @Tool} name, else the method's.
 	 */
 	static String toolCallName(Method method) {
 		MergedAnnotations annotations = MergedAnnotations.from(method);
-		for (String annotation : new String[] { SPRING_AI_TOOL, SPRING_AI_MCP_TOOL }) {
+		for (String annotation : new String[] { SPRING_AI_TOOL, SPRING_AI_MCP_TOOL, LANGCHAIN4J_TOOL }) {
 			MergedAnnotation<?> tool = annotations.get(annotation);
 			if (tool.isPresent() && tool.hasNonDefaultValue("name") && !tool.getString("name").isBlank()) {
 				return tool.getString("name");

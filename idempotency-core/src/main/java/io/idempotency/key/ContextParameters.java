@@ -27,10 +27,13 @@ final class ContextParameters {
 			"io.modelcontextprotocol.spec.McpSchema$CallToolRequest",
 			"io.modelcontextprotocol.server.McpSyncServerExchange",
 			"io.modelcontextprotocol.server.McpAsyncServerExchange",
-			"io.modelcontextprotocol.common.McpTransportContext");
+			"io.modelcontextprotocol.common.McpTransportContext",
+			// LangChain4j: an AI service invocation's parameters and context.
+			"dev.langchain4j.invocation.InvocationParameters", "dev.langchain4j.invocation.InvocationContext");
 
 	/** Annotations that mark a parameter as injected context, whatever its type. */
-	static final Set<String> ANNOTATIONS = Set.of("org.springframework.ai.mcp.annotation.McpProgressToken");
+	static final Set<String> ANNOTATIONS = Set.of("org.springframework.ai.mcp.annotation.McpProgressToken",
+			"dev.langchain4j.agent.tool.ToolMemoryId");
 
 	private ContextParameters() {
 	}

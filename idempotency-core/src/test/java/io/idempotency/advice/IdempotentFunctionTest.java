@@ -221,6 +221,8 @@ class IdempotentFunctionTest {
 			.build();
 		assertThatIllegalStateException().isThrownBy(() -> this.calls.register(twin))
 			.withMessageContaining("Function 'archive' (registered with IdempotentCalls.register) has the name of another tool");
+		assertThatIllegalStateException().isThrownBy(() -> inRun("r1", () -> this.calls.call(twin, "{}", () -> "again")))
+			.withMessageContaining("not the function registered under that name");
 		IdempotentFunction<String> likeAMethod = IdempotentFunction.builder("place_order", String.class)
 			.reconcile((key, arguments) -> Reconciliation.notFound())
 			.build();

@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 import io.idempotency.Answer;
+import io.idempotency.AnswerText;
 import io.idempotency.IdempotentCall;
 import io.idempotency.IdempotentCalls;
 import io.idempotency.IdempotentFunction;
@@ -234,12 +235,12 @@ public final class IdempotentMcpTools {
 		int text = indexOfText(content);
 		if (text >= 0) {
 			String stored = ((McpSchema.TextContent) content.get(text)).text();
-			content.set(text, McpSchema.TextContent.builder(ToolAnswers.replayed(stored)).build());
+			content.set(text, McpSchema.TextContent.builder(AnswerText.replayed(stored)).build());
 		}
 		else {
 			// A structured result only: the server writes its text; the notice carries it instead.
-			String stored = (result.structuredContent() != null) ? ToolAnswers.json(result.structuredContent()) : null;
-			content.add(0, McpSchema.TextContent.builder(ToolAnswers.replayed(stored)).build());
+			String stored = (result.structuredContent() != null) ? AnswerText.json(result.structuredContent()) : null;
+			content.add(0, McpSchema.TextContent.builder(AnswerText.replayed(stored)).build());
 		}
 		return new CallToolResult(content, result.isError(), result.structuredContent(), replayedMeta(result));
 	}
@@ -249,7 +250,7 @@ public final class IdempotentMcpTools {
 		List<McpSchema.Content> content = new ArrayList<>(result.content());
 		int text = indexOfText(content);
 		String message = (text >= 0) ? ((McpSchema.TextContent) content.get(text)).text() : null;
-		McpSchema.TextContent said = McpSchema.TextContent.builder(ToolAnswers.answer(answer, message)).build();
+		McpSchema.TextContent said = McpSchema.TextContent.builder(AnswerText.answer(answer, message)).build();
 		if (text >= 0) {
 			content.set(text, said);
 		}
@@ -270,7 +271,7 @@ public final class IdempotentMcpTools {
 
 	private static CallToolResult refused(String message) {
 		return CallToolResult.builder()
-			.content(List.of(McpSchema.TextContent.builder(ToolAnswers.answer(Answer.REFUSED_INVALID_RUN, message)).build()))
+			.content(List.of(McpSchema.TextContent.builder(AnswerText.answer(Answer.REFUSED_INVALID_RUN, message)).build()))
 			.isError(true)
 			.build();
 	}

@@ -4,6 +4,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 import io.idempotency.Answer;
+import io.idempotency.AnswerText;
 import io.idempotency.IdempotentCall;
 import io.idempotency.IdempotentCallScope;
 
@@ -78,7 +79,7 @@ public final class IdempotentToolCallback implements ToolCallback {
 				result = call.get();
 			}
 			catch (RuntimeException ex) {
-				Optional<String> answer = ToolAnswers.ofFailure(ex);
+				Optional<String> answer = AnswerText.ofFailure(ex);
 				if (answer.isPresent()) {
 					return answer.get();
 				}
@@ -89,7 +90,7 @@ public final class IdempotentToolCallback implements ToolCallback {
 				.filter((last) -> last.toolCallName().equals(getToolDefinition().name()));
 			if (!returnDirect && answered.isPresent() && answered.get().answer() == Answer.REPLAYED
 					&& !answered.get().envelope()) {
-				return ToolAnswers.replayed(result);
+				return AnswerText.replayed(result);
 			}
 			return result;
 		}

@@ -1,15 +1,8 @@
-package io.idempotency.ai;
+package io.idempotency;
 
 import java.time.Instant;
 import java.util.Map;
 
-import io.idempotency.Answer;
-import io.idempotency.IdempotencyConflictException;
-import io.idempotency.LedgerUnavailableException;
-import io.idempotency.MissingRunException;
-import io.idempotency.PreviousAttemptFailedException;
-import io.idempotency.ResultNotStoredException;
-import io.idempotency.ToolCallInProgressException;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -17,7 +10,7 @@ import tools.jackson.databind.json.JsonMapper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The library's own answers, as the model reads them, for each way a call ends without executing. */
-class ToolAnswersTest {
+class AnswerTextTest {
 
 	private static final JsonMapper json = new JsonMapper();
 
@@ -31,7 +24,7 @@ class ToolAnswersTest {
 				new MissingRunException("t"), Answer.REFUSED_WITHOUT_RUN,
 				new LedgerUnavailableException("t", new IllegalStateException("down")), Answer.REFUSED_LEDGER_UNAVAILABLE);
 		failures.forEach((failure, answer) -> {
-			JsonNode told = json.readTree(ToolAnswers.ofFailure(failure).orElseThrow());
+			JsonNode told = json.readTree(AnswerText.ofFailure(failure).orElseThrow());
 			assertThat(told.get("kind").asString()).as("%s", failure).isEqualTo(answer.kind());
 			assertThat(told.get("replayed").asBoolean()).as("%s", failure).isEqualTo(answer.isRepeat());
 			assertThat(told.get("message").asString()).as("%s", failure).isEqualTo(failure.getMessage());
@@ -43,7 +36,7 @@ class ToolAnswersTest {
 		RuntimeException wrapped = new IllegalStateException("tool failed",
 				new PreviousAttemptFailedException("t", "card declined"));
 
-		JsonNode told = json.readTree(ToolAnswers.ofFailure(wrapped).orElseThrow());
+		JsonNode told = json.readTree(AnswerText.ofFailure(wrapped).orElseThrow());
 
 		assertThat(told.get("kind").asString()).isEqualTo("previous_attempt_failed");
 		assertThat(told.get("message").asString()).contains("card declined");
@@ -51,13 +44,13 @@ class ToolAnswersTest {
 
 	@Test
 	void aToolsOwnFailureIsNotTheLibrarysToTell() {
-		assertThat(ToolAnswers.ofFailure(new IllegalArgumentException("no such account"))).isEmpty();
+		assertThat(AnswerText.ofFailure(new IllegalArgumentException("no such account"))).isEmpty();
 	}
 
 	@Test
 	void aReplayNoticeKeepsTheResultAsJsonWhereItIsAndAsTextWhereItIsNot() {
-		JsonNode asJson = json.readTree(ToolAnswers.replayed("{\"id\":7}"));
-		JsonNode asText = json.readTree(ToolAnswers.replayed("done: 7"));
+		JsonNode asJson = json.readTree(AnswerText.replayed("{\"id\":7}"));
+		JsonNode asText = json.readTree(AnswerText.replayed("done: 7"));
 
 		assertThat(asJson.get("result").get("id").asInt()).isEqualTo(7);
 		assertThat(asText.get("result").asString()).isEqualTo("done: 7");

@@ -1,25 +1,28 @@
-package io.idempotency.ai;
+package io.idempotency;
 
 import java.util.Optional;
 
-import io.idempotency.Answer;
-import io.idempotency.AnsweredCall;
-import io.idempotency.IdempotentCall;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
-/** The text a model reads for an idempotent call that was not simply executed. */
-final class ToolAnswers {
+/**
+ * The text a model reads for an idempotent call that was not simply executed, as JSON: the same on every
+ * framework's path (Spring AI, MCP, LangChain4j), and for an application's own agent loop.
+ */
+public final class AnswerText {
 
 	private static final JsonMapper MAPPER = new JsonMapper();
 
-	private ToolAnswers() {
+	private AnswerText() {
 	}
 
-	/** {@code {"replayed": true, "message": "...", "result": <the tool's result text, as JSON where it is>}}. */
-	static String replayed(String resultText) {
+	/**
+	 * The replay notice around a stored result:
+	 * {@code {"replayed": true, "kind": "replayed", "message": "...", "result": <the result text, as JSON where it is>}}.
+	 */
+	public static String replayed(String resultText) {
 		ObjectNode notice = MAPPER.createObjectNode();
 		notice.put("replayed", true);
 		notice.put("kind", Answer.REPLAYED.kind());
@@ -39,7 +42,7 @@ final class ToolAnswers {
 	 * The library's own answer in a tool's failure, if it is one: a repeat that was not executed again (in
 	 * progress, previously failed, done without a stored result), or a call it refused before executing.
 	 */
-	static Optional<String> ofFailure(Throwable failure) {
+	public static Optional<String> ofFailure(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
 			if (cause instanceof AnsweredCall answered) {
 				return Optional.of(answer(answered.answer(), cause.getMessage()));
@@ -51,8 +54,8 @@ final class ToolAnswers {
 		return Optional.empty();
 	}
 
-	/** A value as JSON text. */
-	static String json(Object value) {
+	/** A value as JSON text, written by the mapper that writes the answers. */
+	public static String json(Object value) {
 		return MAPPER.writeValueAsString(value);
 	}
 
@@ -60,7 +63,7 @@ final class ToolAnswers {
 	 * An answer of the library's own, a repeat not executed again or a refusal, with its message:
 	 * {@code {"replayed": <whether it is a repeat>, "kind": "...", "message": "..."}}.
 	 */
-	static String answer(Answer answer, String message) {
+	public static String answer(Answer answer, String message) {
 		ObjectNode text = MAPPER.createObjectNode();
 		text.put("replayed", answer.isRepeat());
 		text.put("kind", answer.kind());

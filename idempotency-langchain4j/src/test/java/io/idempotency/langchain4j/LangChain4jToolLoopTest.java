@@ -1,0 +1,256 @@
+package io.idempotency.langchain4j;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import dev.langchain4j.agent.tool.Tool;
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.invocation.InvocationParameters;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.service.AiServices;
+import dev.langchain4j.service.UserMessage;
+import io.idempotency.EnableIdempotentTools;
+import io.idempotency.IdempotentTool;
+import io.idempotency.Reconciliation;
+import io.idempotency.key.IdempotencyKey;
+import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.ledger.LedgerSchema;
+import io.idempotency.ledger.Redaction;
+import io.idempotency.run.Run;
+import io.idempotency.run.RunContext;
+import io.idempotency.testsupport.TestDatabase;
+import io.idempotency.testsupport.TestDatabases;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * LangChain4j's own tool loop (an AI service built with {@code AiServices}) driven by a scripted chat model,
+ * over the {@code @Tool} methods of a Spring bean whose {@code @IdempotentTool} advice claims each call in a
+ * ledger on a real database.
+ */
+class LangChain4jToolLoopTest {
+
+	private static final JsonMapper JSON = new JsonMapper();
+
+	interface Assistant {
+
+		String chat(String message);
+
+		String chat(@UserMessage String message, InvocationParameters parameters);
+
+	}
+
+	public static class TicketTools {
+
+		private final JdbcTemplate jdbc;
+
+		public TicketTools(DataSource dataSource) {
+			this.jdbc = new JdbcTemplate(dataSource);
+			this.jdbc.execute("CREATE TABLE tickets (id BIGINT AUTO_INCREMENT PRIMARY KEY, account VARCHAR(50),"
+					+ " issue VARCHAR(200))");
+		}
+
+		@Tool(name = "open_ticket", value = "Open a support ticket")
+		@IdempotentTool(reconcile = "findTicket")
+		public String openTicket(String account, String issue) {
+			this.jdbc.update("INSERT INTO tickets (account, issue) VALUES (?, ?)", account, issue);
+			return "TCK-" + this.jdbc.queryForObject("SELECT MAX(id) FROM tickets", Long.class);
+		}
+
+		Reconciliation<String> findTicket(IdempotencyKey key) {
+			return Reconciliation.notFound();
+		}
+
+		@Tool(name = "refund", value = "Refund an order")
+		@IdempotentTool(reconcile = "findRefund")
+		public String refund(String order) {
+			throw new IllegalArgumentException("order " + order + " was never paid");
+		}
+
+		Reconciliation<String> findRefund(IdempotencyKey key) {
+			return Reconciliation.notFound();
+		}
+
+		int tickets() {
+			return this.jdbc.queryForObject("SELECT COUNT(*) FROM tickets", Integer.class);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableIdempotentTools
+	static class Application {
+
+		@Bean
+		DataSource dataSource() {
+			return TestDatabases.dataSource(TestDatabase.H2);
+		}
+
+		@Bean
+		JdbcLedger ledger(DataSource dataSource) {
+			LedgerSchema.create(dataSource, "tool_audit");
+			return new JdbcLedger(dataSource, "tool_audit", Redaction.defaults());
+		}
+
+		@Bean
+		TicketTools ticketTools(DataSource dataSource) {
+			return new TicketTools(dataSource);
+		}
+
+	}
+
+	/** A chat model that answers from a script and keeps every request it was sent. */
+	static class ScriptedModel implements ChatModel {
+
+		final Deque<AiMessage> script = new ArrayDeque<>();
+
+		final List<ChatRequest> requests = new ArrayList<>();
+
+		ScriptedModel callsTool(String tool, String argumentsJson) {
+			return callsInOneTurn(tool, argumentsJson);
+		}
+
+		ScriptedModel callsInOneTurn(String tool, String... argumentsJsons) {
+			List<ToolExecutionRequest> calls = new ArrayList<>();
+			for (String arguments : argumentsJsons) {
+				calls.add(ToolExecutionRequest.builder()
+					.id("call-" + this.script.size() + "-" + calls.size())
+					.name(tool)
+					.arguments(arguments)
+					.build());
+			}
+			this.script.add(AiMessage.from(calls));
+			return this;
+		}
+
+		ScriptedModel answers(String text) {
+			this.script.add(AiMessage.from(text));
+			return this;
+		}
+
+		@Override
+		public ChatResponse doChat(ChatRequest request) {
+			this.requests.add(request);
+			return ChatResponse.builder().aiMessage(this.script.removeFirst()).build();
+		}
+
+		/** The text of every tool result the model read, in order, once each. */
+		List<String> toolResultsRead() {
+			List<String> read = new ArrayList<>();
+			for (ChatMessage message : this.requests.get(this.requests.size() - 1).messages()) {
+				if (message instanceof ToolExecutionResultMessage result) {
+					read.add(result.text());
+				}
+			}
+			return read;
+		}
+
+	}
+
+	private AnnotationConfigApplicationContext context;
+
+	private TicketTools tools;
+
+	@BeforeEach
+	void start() {
+		this.context = new AnnotationConfigApplicationContext(Application.class);
+		this.tools = this.context.getBean(TicketTools.class);
+	}
+
+	@AfterEach
+	void stop() {
+		this.context.close();
+	}
+
+	private Assistant assistant(ScriptedModel model) {
+		return AiServices.builder(Assistant.class)
+			.chatModel(model)
+			.tools(IdempotentLangChain4jTools.from(this.tools))
+			.build();
+	}
+
+	@Test
+	void aRepeatedCallInOneInvocationHasOneEffectAndTheModelReadsTheNoticeANewInvocationIsANewRun() {
+		ScriptedModel model = new ScriptedModel()
+			.callsTool("open_ticket", "{\"account\":\"acme\",\"issue\":\"seal failure\"}")
+			.callsTool("open_ticket", "{\"issue\":\"seal failure\",\"account\":\"acme\"}")
+			.answers("One ticket is open.");
+		Assistant assistant = assistant(model);
+
+		assertThat(assistant.chat("Open a ticket for acme: the pump seal failed")).isEqualTo("One ticket is open.");
+
+		assertThat(this.tools.tickets()).isEqualTo(1);
+		List<String> read = model.toolResultsRead();
+		assertThat(read).hasSize(2);
+		assertThat(read.get(0)).isEqualTo("TCK-1");
+		JsonNode notice = JSON.readTree(read.get(1));
+		assertThat(notice.get("replayed").asBoolean()).isTrue();
+		assertThat(notice.get("kind").asString()).isEqualTo("replayed");
+		assertThat(notice.get("message").asString()).contains("Nothing was done again");
+		assertThat(notice.get("result").asString()).isEqualTo("TCK-1");
+
+		model.callsTool("open_ticket", "{\"account\":\"acme\",\"issue\":\"seal failure\"}").answers("Another one.");
+		assistant.chat("Open a ticket for acme: the pump seal failed");
+		assertThat(this.tools.tickets()).as("a new invocation is a new run").isEqualTo(2);
+		assertThat(model.toolResultsRead()).last().isEqualTo("TCK-2");
+	}
+
+	@Test
+	void aRunNamedInTheInvocationParametersOrBoundAroundTheCallSpansInvocations() {
+		ScriptedModel model = new ScriptedModel();
+		Assistant assistant = assistant(model);
+		for (int i = 0; i < 2; i++) {
+			model.callsTool("open_ticket", "{\"account\":\"acme\",\"issue\":\"valve leak\"}").answers("Done.");
+			assistant.chat("Open a ticket", InvocationParameters.from(java.util.Map.of("runId", "request-7", "userId", "ada")));
+		}
+		assertThat(this.tools.tickets()).isEqualTo(1);
+		assertThat(model.toolResultsRead()).last().asString().contains("\"kind\":\"replayed\"");
+
+		for (int i = 0; i < 2; i++) {
+			model.callsTool("open_ticket", "{\"account\":\"acme\",\"issue\":\"noisy bearing\"}").answers("Done.");
+			RunContext.run(new Run("request-8", "ada"), () -> assistant.chat("Open a ticket"));
+		}
+		assertThat(this.tools.tickets()).isEqualTo(2);
+		assertThat(new JdbcTemplate(this.context.getBean(DataSource.class))
+			.queryForList("SELECT run_id FROM tool_audit ORDER BY run_id", String.class))
+			.containsExactly("request-7", "request-8");
+	}
+
+	@Test
+	void aRepeatOfAFailedCallIsToldThePreviousAttemptFailedWithoutRunningAgain() {
+		ScriptedModel model = new ScriptedModel().callsInOneTurn("refund", "{\"order\":\"A-1\"}")
+			.callsInOneTurn("refund", "{\"order\":\"A-1\"}")
+			.answers("The refund failed.");
+
+		assistant(model).chat("Refund order A-1");
+
+		List<String> read = model.toolResultsRead();
+		assertThat(read.get(0)).contains("never paid");
+		JsonNode answer = JSON.readTree(read.get(1));
+		assertThat(answer.get("kind").asString()).isEqualTo("previous_attempt_failed");
+		assertThat(answer.get("replayed").asBoolean()).isTrue();
+		assertThat(answer.get("message").asString()).contains("never paid");
+		assertThat(new JdbcTemplate(this.context.getBean(DataSource.class))
+			.queryForObject("SELECT status FROM tool_audit WHERE tool = 'refund'", String.class)).isEqualTo("failed");
+	}
+
+}
