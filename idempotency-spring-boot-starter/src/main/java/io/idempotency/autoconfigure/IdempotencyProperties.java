@@ -538,7 +538,7 @@ public class IdempotencyProperties {
 	/** MCP servers built by Spring AI. */
 	public static class Mcp {
 
-		/** The _meta entry of a tools/call request that names the call's run. */
+		/** The _meta entry of a tools/call request that names the call's run: read by this application's MCP servers, sent by its MCP clients. */
 		private String runIdMetaKey = "io.idempotency/runId";
 
 		public String getRunIdMetaKey() {

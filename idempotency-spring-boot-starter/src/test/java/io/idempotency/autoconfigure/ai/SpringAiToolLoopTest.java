@@ -68,7 +68,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * Spring AI's real tool loop (ChatClient, ToolCallingAdvisor, ToolCallingManager, method tool callbacks)
  * driven by a scripted model, with no network.
  */
-class SpringAiToolLoopTest {
+public class SpringAiToolLoopTest {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataSourceAutoConfiguration.class,
@@ -179,13 +179,13 @@ class SpringAiToolLoopTest {
 	}
 
 	/** A model that answers from a script and keeps every prompt it was sent. */
-	static class ScriptedModel implements ChatModel {
+	public static class ScriptedModel implements ChatModel {
 
 		final Deque<AssistantMessage> script = new ArrayDeque<>();
 
 		final List<Prompt> prompts = new ArrayList<>();
 
-		ScriptedModel callsTool(String tool, String argumentsJson) {
+		public ScriptedModel callsTool(String tool, String argumentsJson) {
 			this.script.add(AssistantMessage.builder()
 				.content("")
 				.toolCalls(List.of(new AssistantMessage.ToolCall("call-" + this.script.size(), "function", tool,
@@ -195,7 +195,7 @@ class SpringAiToolLoopTest {
 		}
 
 		/** One turn in which the model calls a tool several times, as models batch their calls. */
-		ScriptedModel callsInOneTurn(String tool, String... argumentsJsons) {
+		public ScriptedModel callsInOneTurn(String tool, String... argumentsJsons) {
 			List<AssistantMessage.ToolCall> calls = new ArrayList<>();
 			for (String arguments : argumentsJsons) {
 				calls.add(new AssistantMessage.ToolCall("call-" + this.script.size() + "-" + calls.size(), "function", tool,
@@ -205,7 +205,7 @@ class SpringAiToolLoopTest {
 			return this;
 		}
 
-		ScriptedModel answers(String text) {
+		public ScriptedModel answers(String text) {
 			this.script.add(new AssistantMessage(text));
 			return this;
 		}
@@ -232,7 +232,7 @@ class SpringAiToolLoopTest {
 		}
 
 		/** The tool responses the model read, in order. */
-		List<ToolResponseMessage.ToolResponse> toolResponsesRead() {
+		public List<ToolResponseMessage.ToolResponse> toolResponsesRead() {
 			List<ToolResponseMessage.ToolResponse> read = new ArrayList<>();
 			for (Prompt prompt : this.prompts) {
 				List<Message> messages = prompt.getInstructions();
