@@ -29,7 +29,7 @@ public final class IdempotentCallScope implements AutoCloseable {
 
 	private final Thread thread;
 
-	private IdempotentCall last;
+	private volatile IdempotentCall last;
 
 	private IdempotentCallScope(IdempotentCallScope outer) {
 		this.outer = outer;

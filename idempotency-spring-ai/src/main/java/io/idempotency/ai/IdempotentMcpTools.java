@@ -23,10 +23,12 @@ import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
 
 /**
- * Idempotent tools on an MCP server (the MCP Java SDK's synchronous servers, stateful or stateless, as
- * Spring AI's MCP server builds them from tool callbacks and {@code @McpTool} methods):
+ * Idempotent tools on an MCP server (the MCP Java SDK's servers, synchronous or asynchronous, stateful or
+ * stateless, as Spring AI's MCP server builds them from tool callbacks and {@code @McpTool} methods):
  * <ul>
  * <li>a {@code tools/call} request names its run in a {@code _meta} entry ({@value #DEFAULT_RUN_ID_META_KEY}
  * unless configured), bound for the call; without one, the run comes from the application's other sources,
@@ -122,6 +124,33 @@ public final class IdempotentMcpTools {
 				(context, request) -> called.call(request, () -> handler.apply(context, request)));
 	}
 
+	/**
+	 * Makes an MCP tool of an asynchronous server, written by hand, idempotent: the call is claimed when the
+	 * handler's result is subscribed, and its outcome recorded when the handler's {@code Mono} completes, on
+	 * a {@code boundedElastic} thread that waits for it; a cancelled call still has its outcome recorded.
+	 * @see #idempotent(McpServerFeatures.SyncToolSpecification, IdempotentFunction, IdempotentCalls)
+	 */
+	public static McpServerFeatures.AsyncToolSpecification idempotent(McpServerFeatures.AsyncToolSpecification tool,
+			IdempotentFunction<CallToolResult> function, IdempotentCalls calls) {
+		McpFunctionCalls called = new McpFunctionCalls(tool.tool(), function, calls);
+		var handler = tool.callHandler();
+		return new McpServerFeatures.AsyncToolSpecification(hinted(tool.tool()),
+				(exchange, request) -> called.callAsync(request, () -> handler.apply(exchange, request)));
+	}
+
+	/**
+	 * Makes an MCP tool of a stateless asynchronous server, written by hand, idempotent.
+	 * @see #idempotent(McpServerFeatures.AsyncToolSpecification, IdempotentFunction, IdempotentCalls)
+	 */
+	public static McpStatelessServerFeatures.AsyncToolSpecification idempotent(
+			McpStatelessServerFeatures.AsyncToolSpecification tool, IdempotentFunction<CallToolResult> function,
+			IdempotentCalls calls) {
+		McpFunctionCalls called = new McpFunctionCalls(tool.tool(), function, calls);
+		var handler = tool.callHandler();
+		return new McpStatelessServerFeatures.AsyncToolSpecification(hinted(tool.tool()),
+				(context, request) -> called.callAsync(request, () -> handler.apply(context, request)));
+	}
+
 	/** The tool specification of a stateful synchronous server, decorated; one already decorated is kept. */
 	public McpServerFeatures.SyncToolSpecification decorate(McpServerFeatures.SyncToolSpecification tool) {
 		if (tool.callHandler() instanceof Decorated) {
@@ -141,6 +170,32 @@ public final class IdempotentMcpTools {
 		var handler = tool.callHandler();
 		return new McpStatelessServerFeatures.SyncToolSpecification(advertise(tool.tool()),
 				(Decorated.Stateless) (context, request) -> call(request, () -> handler.apply(context, request)));
+	}
+
+	/**
+	 * The tool specification of a stateful asynchronous server, decorated; one already decorated is kept. The
+	 * run and the call are carried to the thread that runs the handler's work in the Reactor context, where
+	 * Reactor's automatic context propagation (on with the starter) binds them: there the advice claims the
+	 * call, and the answer is told when the handler's {@code Mono} completes.
+	 */
+	public McpServerFeatures.AsyncToolSpecification decorate(McpServerFeatures.AsyncToolSpecification tool) {
+		if (tool.callHandler() instanceof Decorated) {
+			return tool;
+		}
+		var handler = tool.callHandler();
+		return new McpServerFeatures.AsyncToolSpecification(advertise(tool.tool()),
+				(Decorated.AsyncStateful) (exchange, request) -> callAsync(request, () -> handler.apply(exchange, request)));
+	}
+
+	/** The tool specification of a stateless asynchronous server, decorated; one already decorated is kept. */
+	public McpStatelessServerFeatures.AsyncToolSpecification decorate(
+			McpStatelessServerFeatures.AsyncToolSpecification tool) {
+		if (tool.callHandler() instanceof Decorated) {
+			return tool;
+		}
+		var handler = tool.callHandler();
+		return new McpStatelessServerFeatures.AsyncToolSpecification(advertise(tool.tool()),
+				(Decorated.AsyncStateless) (context, request) -> callAsync(request, () -> handler.apply(context, request)));
 	}
 
 	/** Whether a decorated MCP tool is running on this thread, so its callback leaves the answer to it. */
@@ -166,13 +221,79 @@ public final class IdempotentMcpTools {
 	private CallToolResult call(CallToolRequest request, Supplier<CallToolResult> handler) {
 		Object runId = (request.meta() != null) ? request.meta().get(this.runIdMetaKey) : null;
 		if (runId != null && !(runId instanceof String text && isRunId(text))) {
-			return refused("The _meta entry '" + this.runIdMetaKey + "' of this call must be a run id: a string"
-					+ " that is not blank, of at most " + ClaimRequest.MAX_NAME_LENGTH + " characters, without control"
-					+ " characters. Nothing was done");
+			return invalidRun();
 		}
 		Supplier<CallToolResult> answered = () -> answer(request.name(), handler);
 		return (runId != null) ? RunContext.supply(new Run((String) runId, this.caller.get()), answered)
 				: answered.get();
+	}
+
+	private Mono<CallToolResult> callAsync(CallToolRequest request, Supplier<Mono<CallToolResult>> handler) {
+		Object runId = (request.meta() != null) ? request.meta().get(this.runIdMetaKey) : null;
+		if (runId != null && !(runId instanceof String text && isRunId(text))) {
+			return Mono.just(invalidRun());
+		}
+		McpAsyncCalls.register();
+		return Mono.defer(() -> {
+			Run run = (runId != null) ? new Run((String) runId, this.caller.get()) : null;
+			McpAsyncCalls.Call call = new McpAsyncCalls.Call();
+			// Subscribed with the run and the call bound on the subscribing thread, as well as in the Reactor
+			// context: propagation carries them to the thread that runs the handler's work either way.
+			Mono<CallToolResult> subscribed = Mono.fromDirect((subscriber) -> McpAsyncCalls.bound(call, () -> {
+				Runnable subscribe = () -> subscribe(handler, subscriber);
+				if (run != null) {
+					McpAsyncCalls.follow(run, call);
+					RunContext.run(run, subscribe);
+				}
+				else {
+					subscribe.run();
+				}
+			}));
+			return subscribed.doFinally((signal) -> {
+				if (run != null) {
+					McpAsyncCalls.unfollow(run);
+				}
+			})
+				.map((result) -> answered(request.name(), call.last(), result))
+				.onErrorResume((failure) -> AnswerText.ofFailure(failure)
+					.map((text) -> Mono.just(errorResult(text)))
+					.orElseGet(() -> Mono.error(failure)))
+				.contextWrite((context) -> {
+					Context carried = context.put(McpAsyncCalls.CONTEXT_KEY, call);
+					return (run != null) ? carried.put(RunContext.CONTEXT_KEY, run) : carried;
+				});
+		});
+	}
+
+	private static void subscribe(Supplier<Mono<CallToolResult>> handler,
+			org.reactivestreams.Subscriber<? super CallToolResult> subscriber) {
+		Mono<CallToolResult> called;
+		try {
+			called = handler.get();
+		}
+		catch (RuntimeException ex) {
+			called = Mono.error(ex);
+		}
+		called.subscribe(subscriber);
+	}
+
+	private CallToolResult invalidRun() {
+		return refused("The _meta entry '" + this.runIdMetaKey + "' of this call must be a run id: a string"
+				+ " that is not blank, of at most " + ClaimRequest.MAX_NAME_LENGTH + " characters, without control"
+				+ " characters. Nothing was done");
+	}
+
+	/** Marks this thread as running a decorated MCP tool; returns the mark it replaced, for {@link #exitAnswering}. */
+	static Boolean enterAnswering() {
+		Boolean outer = answering.get();
+		answering.set(Boolean.TRUE);
+		return outer;
+	}
+
+	static void exitAnswering(Boolean outer) {
+		if (outer == null) {
+			answering.remove();
+		}
 	}
 
 	private static boolean isRunId(String text) {
@@ -181,31 +302,33 @@ public final class IdempotentMcpTools {
 	}
 
 	private CallToolResult answer(String toolName, Supplier<CallToolResult> handler) {
-		Boolean outer = answering.get();
-		answering.set(Boolean.TRUE);
+		Boolean outer = enterAnswering();
 		try (IdempotentCallScope scope = IdempotentCallScope.open()) {
 			CallToolResult result = handler.get();
-			// Only the called tool's own answer: a tool that is not idempotent may make idempotent calls of its own.
-			Optional<IdempotentCall> call = scope.last().filter((last) -> last.toolCallName().equals(toolName));
-			if (result == null || call.isEmpty()) {
-				return result;
-			}
-			Answer answer = call.get().answer();
-			if (Boolean.TRUE.equals(result.isError())) {
-				// A refusal, or a repeat of a plain-typed tool that was not executed again, thrown as an exception;
-				// otherwise the tool's own error, as it is.
-				return (answer.isRefusal() || answer.isRepeat()) ? refusal(result, answer) : result;
-			}
-			if (call.get().envelope()) {
-				return envelope(result, answer);
-			}
-			return (answer == Answer.REPLAYED) ? withNotice(result) : result;
+			return answered(toolName, scope.last(), result);
 		}
 		finally {
-			if (outer == null) {
-				answering.remove();
-			}
+			exitAnswering(outer);
 		}
+	}
+
+	/** The result, telling how the called tool's own call was answered, if it reached the advice. */
+	private static CallToolResult answered(String toolName, Optional<IdempotentCall> last, CallToolResult result) {
+		// Only the called tool's own answer: a tool that is not idempotent may make idempotent calls of its own.
+		Optional<IdempotentCall> call = last.filter((told) -> told.toolCallName().equals(toolName));
+		if (result == null || call.isEmpty()) {
+			return result;
+		}
+		Answer answer = call.get().answer();
+		if (Boolean.TRUE.equals(result.isError())) {
+			// A refusal, or a repeat of a plain-typed tool that was not executed again, thrown as an exception;
+			// otherwise the tool's own error, as it is.
+			return (answer.isRefusal() || answer.isRepeat()) ? refusal(result, answer) : result;
+		}
+		if (call.get().envelope()) {
+			return envelope(result, answer);
+		}
+		return (answer == Answer.REPLAYED) ? withNotice(result) : result;
 	}
 
 	/**
@@ -270,8 +393,12 @@ public final class IdempotentMcpTools {
 	}
 
 	private static CallToolResult refused(String message) {
+		return errorResult(AnswerText.answer(Answer.REFUSED_INVALID_RUN, message));
+	}
+
+	private static CallToolResult errorResult(String text) {
 		return CallToolResult.builder()
-			.content(List.of(McpSchema.TextContent.builder(AnswerText.answer(Answer.REFUSED_INVALID_RUN, message)).build()))
+			.content(List.of(McpSchema.TextContent.builder(text).build()))
 			.isError(true)
 			.build();
 	}
@@ -284,6 +411,14 @@ public final class IdempotentMcpTools {
 		}
 
 		interface Stateless extends Decorated, java.util.function.BiFunction<io.modelcontextprotocol.common.McpTransportContext, CallToolRequest, CallToolResult> {
+
+		}
+
+		interface AsyncStateful extends Decorated, java.util.function.BiFunction<io.modelcontextprotocol.server.McpAsyncServerExchange, CallToolRequest, Mono<CallToolResult>> {
+
+		}
+
+		interface AsyncStateless extends Decorated, java.util.function.BiFunction<io.modelcontextprotocol.common.McpTransportContext, CallToolRequest, Mono<CallToolResult>> {
 
 		}
 

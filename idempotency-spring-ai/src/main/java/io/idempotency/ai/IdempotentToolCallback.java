@@ -72,6 +72,18 @@ public final class IdempotentToolCallback implements ToolCallback {
 			// An MCP server's tool, decorated: the answer is told in the MCP result, once.
 			return call.get();
 		}
+		Optional<McpAsyncCalls.Call> asynchronous = McpAsyncCalls.ofBoundRun();
+		if (asynchronous.isPresent()) {
+			// The same, on an asynchronous server's thread that its run reached: the call learns its answer here.
+			try (IdempotentCallScope scope = IdempotentCallScope.open()) {
+				try {
+					return call.get();
+				}
+				finally {
+					asynchronous.get().told(scope.last());
+				}
+			}
+		}
 		boolean returnDirect = getToolMetadata().returnDirect();
 		try (IdempotentCallScope scope = IdempotentCallScope.open()) {
 			String result;

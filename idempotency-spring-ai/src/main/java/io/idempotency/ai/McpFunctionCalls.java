@@ -3,6 +3,7 @@ package io.idempotency.ai;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 import io.idempotency.AnsweredCall;
@@ -11,6 +12,10 @@ import io.idempotency.IdempotentFunction;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.idempotency.run.Run;
+import io.idempotency.run.RunContext;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * An MCP tool written by hand, called as an idempotent function: keyed by its name, the run and the
@@ -63,6 +68,30 @@ final class McpFunctionCalls {
 			}
 			throw ex;
 		}
+	}
+
+	/**
+	 * Calls an asynchronous handler: the claim is made when the returned {@code Mono} is subscribed, on a
+	 * {@code boundedElastic} thread that then waits for the handler's {@code Mono}, and the outcome is
+	 * recorded when it completes. Cancelling the returned {@code Mono} does not stop the call: its outcome is
+	 * still recorded, so that a repeat never runs it again while it may have taken effect.
+	 */
+	Mono<CallToolResult> callAsync(CallToolRequest request, Supplier<Mono<CallToolResult>> handler) {
+		return Mono.defer(() -> {
+			// What the MCP decorator bound where the call is subscribed, bound again where it runs.
+			Optional<Run> run = RunContext.current();
+			Optional<McpAsyncCalls.Call> answered = McpAsyncCalls.current();
+			Supplier<CallToolResult> work = () -> call(request, () -> handler.get().block());
+			Supplier<CallToolResult> inRun = () -> run.isPresent() ? RunContext.supply(run.get(), work) : work.get();
+			return Mono.fromCallable(() -> {
+				if (answered.isEmpty()) {
+					return inRun.get();
+				}
+				CallToolResult[] result = new CallToolResult[1];
+				McpAsyncCalls.bound(answered.get(), () -> result[0] = inRun.get());
+				return result[0];
+			}).subscribeOn(Schedulers.boundedElastic());
+		});
 	}
 
 	/** A tool's error result, carried out of the call so that it is recorded as the call's failure. */

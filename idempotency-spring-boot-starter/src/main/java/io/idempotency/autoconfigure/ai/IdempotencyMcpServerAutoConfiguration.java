@@ -23,8 +23,9 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 /**
- * MCP servers built by Spring AI (synchronous, stateful or stateless): every tool specification the server
- * is given, from tool callbacks or {@code @McpTool} methods, is decorated by {@link IdempotentMcpTools}, so
+ * MCP servers built by Spring AI (synchronous or asynchronous, stateful or stateless): every tool
+ * specification the server is given, from tool callbacks or {@code @McpTool} methods, is decorated by
+ * {@link IdempotentMcpTools}, so
  * that a {@code tools/call} names its run in {@code _meta}, a replay says so, and idempotent tools advertise
  * {@code idempotentHint}. In a servlet application, the request's authenticated user is the user of a
  * {@code _meta} run, so that a client never reads another user's row by presenting its run id.
@@ -59,11 +60,8 @@ public class IdempotencyMcpServerAutoConfiguration {
 
 		@Override
 		public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
-			if (bean instanceof McpServerFeatures.SyncToolSpecification tool) {
-				return tools().decorate(tool);
-			}
-			if (bean instanceof McpStatelessServerFeatures.SyncToolSpecification tool) {
-				return tools().decorate(tool);
+			if (isTool(bean)) {
+				return decorate(bean);
 			}
 			if (bean instanceof List<?> list && list.stream().anyMatch(McpToolDecorator::isTool)) {
 				return list.stream().map(this::decorate).toList();
@@ -78,12 +76,20 @@ public class IdempotencyMcpServerAutoConfiguration {
 			if (element instanceof McpStatelessServerFeatures.SyncToolSpecification tool) {
 				return tools().decorate(tool);
 			}
+			if (element instanceof McpServerFeatures.AsyncToolSpecification tool) {
+				return tools().decorate(tool);
+			}
+			if (element instanceof McpStatelessServerFeatures.AsyncToolSpecification tool) {
+				return tools().decorate(tool);
+			}
 			return element;
 		}
 
 		private static boolean isTool(Object element) {
 			return element instanceof McpServerFeatures.SyncToolSpecification
-					|| element instanceof McpStatelessServerFeatures.SyncToolSpecification;
+					|| element instanceof McpStatelessServerFeatures.SyncToolSpecification
+					|| element instanceof McpServerFeatures.AsyncToolSpecification
+					|| element instanceof McpStatelessServerFeatures.AsyncToolSpecification;
 		}
 
 		/** In a servlet application, the request's authenticated user: the user of a {@code _meta} run. */

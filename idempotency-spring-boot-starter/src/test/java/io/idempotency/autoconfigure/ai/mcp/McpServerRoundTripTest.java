@@ -55,7 +55,7 @@ class McpServerRoundTripTest {
 	@Autowired
 	JdbcTemplate jdbc;
 
-	private McpSyncClient client;
+	McpSyncClient client;
 
 	@BeforeEach
 	void connect() {
@@ -310,15 +310,15 @@ class McpServerRoundTripTest {
 		return names;
 	}
 
-	private static CallToolRequest openTicket(String subject, Map<String, Object> meta) {
+	static CallToolRequest openTicket(String subject, Map<String, Object> meta) {
 		return new CallToolRequest("open_ticket", Map.of("subject", subject), meta);
 	}
 
-	private static String text(CallToolResult result) {
+	static String text(CallToolResult result) {
 		return ((McpSchema.TextContent) result.content().get(0)).text();
 	}
 
-	private int tickets() {
+	int tickets() {
 		return this.jdbc.queryForObject("SELECT COUNT(*) FROM tickets", Integer.class);
 	}
 
