@@ -127,7 +127,8 @@ public final class IdempotentMcpTools {
 	/**
 	 * Makes an MCP tool of an asynchronous server, written by hand, idempotent: the call is claimed when the
 	 * handler's result is subscribed, and its outcome recorded when the handler's {@code Mono} completes, on
-	 * a {@code boundedElastic} thread that waits for it; a cancelled call still has its outcome recorded.
+	 * a {@code boundedElastic} thread that waits for it; a call whose client gives up (or whose {@code Mono} is
+	 * cancelled) still has its outcome recorded when it completes.
 	 * @see #idempotent(McpServerFeatures.SyncToolSpecification, IdempotentFunction, IdempotentCalls)
 	 */
 	public static McpServerFeatures.AsyncToolSpecification idempotent(McpServerFeatures.AsyncToolSpecification tool,

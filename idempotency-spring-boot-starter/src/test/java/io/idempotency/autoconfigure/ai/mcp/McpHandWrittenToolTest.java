@@ -46,7 +46,7 @@ class McpHandWrittenToolTest {
 	@Autowired
 	JdbcTemplate jdbc;
 
-	private McpSyncClient client;
+	McpSyncClient client;
 
 	@BeforeEach
 	void connect() {
@@ -136,6 +136,9 @@ class McpHandWrittenToolTest {
 
 		static final java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
 
+		/** Released by a test: until then, the payment provider behind hold_refund has not answered. */
+		static final java.util.concurrent.CountDownLatch providerAnswers = new java.util.concurrent.CountDownLatch(1);
+
 		@Bean
 		IdempotentFunction<CallToolResult> refund() {
 			return IdempotentFunction.builder("refund", CallToolResult.class)
@@ -162,7 +165,22 @@ class McpHandWrittenToolTest {
 				.tool(tool())
 				.callHandler((exchange, request) -> reactor.core.publisher.Mono.fromCallable(() -> refund(jdbc, request)))
 				.build();
-			return List.of(IdempotentMcpTools.idempotent(handWritten, refund, calls));
+			IdempotentFunction<CallToolResult> holdRefund = IdempotentFunction.builder("hold_refund", CallToolResult.class)
+				.reconcile((key, arguments) -> Reconciliation.notFound())
+				.build();
+			McpServerFeatures.AsyncToolSpecification held = McpServerFeatures.AsyncToolSpecification.builder()
+				.tool(McpSchema.Tool.builder()
+					.name("hold_refund")
+					.description("Refund an order once the payment provider answers")
+					.inputSchema(Map.of("type", "object", "properties", Map.of("order", Map.of("type", "string"))))
+					.build())
+				.callHandler((exchange, request) -> reactor.core.publisher.Mono.fromCallable(() -> {
+					providerAnswers.await();
+					return refund(jdbc, new CallToolRequest("refund", Map.of("order", request.arguments().get("order"), "amount", 1), null));
+				}))
+				.build();
+			return List.of(IdempotentMcpTools.idempotent(handWritten, refund, calls),
+					IdempotentMcpTools.idempotent(held, holdRefund, calls));
 		}
 
 		private static McpSchema.Tool tool() {
