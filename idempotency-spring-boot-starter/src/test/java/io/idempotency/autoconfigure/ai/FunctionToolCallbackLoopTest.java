@@ -18,7 +18,11 @@ import io.idempotency.autoconfigure.IdempotencyLedgerAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotencyReconcilerAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotentToolsAutoConfiguration;
 import io.idempotency.autoconfigure.ai.SpringAiToolLoopTest.ScriptedModel;
+import io.idempotency.advice.IdempotentToolRegistry;
+import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.reconcile.Reconciler;
+import io.idempotency.reconcile.ReconcilerSettings;
+import tools.jackson.databind.json.JsonMapper;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.ai.chat.client.ChatClient;
@@ -126,6 +130,10 @@ class FunctionToolCallbackLoopTest {
 
 	}
 
+	private static String status(TicketDesk desk) {
+		return desk.jdbc.queryForObject("SELECT status FROM tool_audit WHERE tool = 'open_ticket'", String.class);
+	}
+
 	private static String ask(ApplicationContext context, ScriptedModel model, String runId) {
 		return context.getBean(ChatClient.Builder.class)
 			.build()
@@ -170,19 +178,21 @@ class FunctionToolCallbackLoopTest {
 			.callsTool("open_ticket", "{\"account\":\"acme\",\"issue\":\"valve leak\"}")
 			.answers("The ticket is open.");
 		this.runner.withBean(ChatModel.class, () -> model)
-			.withPropertyValues("idempotency.reconciler.enabled=true", "idempotency.reconciler.interval=20ms",
-					"idempotency.reconciler.stale-after=1ms")
 			.run((context) -> {
 				TicketDesk desk = context.getBean(TicketDesk.class);
 				desk.timeOutAfterInsert.set(true);
 				assertThat(ask(context, model, "wednesday")).isEqualTo("The ticket service timed out.");
 				assertThat(model.toolResponsesRead().get(0).responseData()).contains("ticket service did not answer");
 
-				// The scheduled reconciler asks the function, which finds the ticket.
-				await().atMost(Duration.ofSeconds(30))
-					.until(() -> desk.jdbc.queryForObject("SELECT status FROM tool_audit WHERE tool = 'open_ticket'",
-							String.class), "succeeded"::equals);
-				assertThat(context.getBean(Reconciler.class).reconciledSucceeded()).isEqualTo(1);
+				assertThat(status(desk)).isEqualTo("unknown");
+
+				// A reconciler, once the call has ended, asks the function, which finds the ticket.
+				Reconciler reconciler = new Reconciler(context.getBean(JdbcLedger.class),
+						context.getBean(IdempotentToolRegistry.class), new JsonMapper(),
+						new ReconcilerSettings(Duration.ofMillis(1), Map.of(), 10, Duration.ofMinutes(1),
+								Duration.ofSeconds(1), Duration.ofSeconds(1), 3));
+				await().atMost(Duration.ofSeconds(30)).until(() -> reconciler.reconcile().succeeded() == 1);
+				assertThat(status(desk)).isEqualTo("succeeded");
 				desk.timeOutAfterInsert.set(false);
 				ask(context, model, "wednesday");
 
