@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Objects;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 
 import dev.langchain4j.agent.tool.Tool;
 import dev.langchain4j.agent.tool.ToolSpecification;
@@ -13,6 +14,7 @@ import dev.langchain4j.service.tool.AiServiceTool;
 import dev.langchain4j.service.tool.DefaultToolExecutor;
 import dev.langchain4j.service.tool.ToolExecutor;
 
+import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
@@ -52,6 +54,13 @@ public final class IdempotentLangChain4jTools {
 		for (Object toolObject : Objects.requireNonNull(toolObjects, "toolObjects")) {
 			Objects.requireNonNull(toolObject, "a tool object");
 			Class<?> type = AopUtils.getTargetClass(toolObject);
+			if (AopUtils.isJdkDynamicProxy(toolObject)) {
+				throw new IllegalArgumentException(ClassUtils.getShortName(type) + " is proxied by interface (a JDK"
+						+ " proxy), through which its @Tool methods cannot be called: proxy it by class"
+						+ " (spring.aop.proxy-target-class=true, Spring Boot's default)");
+			}
+			// A method a class-based proxy cannot override runs on the bean itself, as the proxy would run it.
+			Object target = AopProxyUtils.getSingletonTarget(toolObject);
 			int found = 0;
 			for (Method method : ReflectionUtils.getUniqueDeclaredMethods(type, ReflectionUtils.USER_DECLARED_METHODS)) {
 				Tool tool = method.getAnnotation(Tool.class);
@@ -60,8 +69,11 @@ public final class IdempotentLangChain4jTools {
 				}
 				ToolSpecification specification = ToolSpecifications.toolSpecificationFrom(method);
 				// As LangChain4j's own executors do: the tool's exceptions go to the AI service's error handler.
+				int modifiers = method.getModifiers();
+				boolean overridable = !Modifier.isPrivate(modifiers) && !Modifier.isFinal(modifiers)
+						&& !Modifier.isStatic(modifiers);
 				ToolExecutor executor = DefaultToolExecutor.builder()
-					.object(toolObject)
+					.object((overridable || target == null) ? toolObject : target)
 					.originalMethod(method)
 					.methodToInvoke(method)
 					.wrapToolArgumentsExceptions(true)

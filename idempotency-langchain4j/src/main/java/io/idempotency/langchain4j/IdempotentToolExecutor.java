@@ -78,30 +78,42 @@ final class IdempotentToolExecutor implements ToolExecutor {
 				result = call.get();
 			}
 			catch (RuntimeException ex) {
-				Optional<String> answer = AnswerText.ofFailure(ex);
+				// The library's answer only where it is this tool's own: not a refusal of a call it made.
+				Optional<String> answer = ownCall(scope).isPresent() ? AnswerText.ofFailure(ex) : Optional.empty();
 				if (answer.isPresent()) {
 					return ToolExecutionResult.builder().isError(true).resultText(answer.get()).build();
 				}
 				throw ex;
 			}
-			// Only this tool's own call: a tool that is not idempotent may make idempotent calls of its own.
-			Optional<IdempotentCall> answered = scope.last().filter((last) -> last.toolCallName().equals(this.toolName));
+			Optional<IdempotentCall> answered = ownCall(scope);
 			if (answered.isEmpty() || result == null || answered.get().envelope()) {
 				return result;
 			}
 			Answer answer = answered.get().answer();
 			if (answer == Answer.REPLAYED) {
-				return ToolExecutionResult.builder().resultText(AnswerText.replayed(result.resultText())).build();
+				return withText(result, AnswerText.replayed(result.resultText()));
 			}
 			if (result.isError() && (answer.isRefusal() || answer.isRepeat())) {
 				// LangChain4j made the library's exception an error result: the model reads its kind too.
-				return ToolExecutionResult.builder()
-					.isError(true)
-					.resultText(AnswerText.answer(answer, result.resultText()))
-					.build();
+				return withText(result, AnswerText.answer(answer, result.resultText()));
 			}
 			return result;
 		}
+	}
+
+	/** The result, its text the library's: its value (for a tool that returns immediately) and attributes kept. */
+	private static ToolExecutionResult withText(ToolExecutionResult result, String text) {
+		return ToolExecutionResult.builder()
+			.isError(result.isError())
+			.result(result.result())
+			.attributes(result.attributes())
+			.resultText(text)
+			.build();
+	}
+
+	/** This tool's own call: a tool that is not idempotent may make idempotent calls of its own. */
+	private Optional<IdempotentCall> ownCall(IdempotentCallScope scope) {
+		return scope.last().filter((last) -> last.toolCallName().equals(this.toolName));
 	}
 
 	@Override

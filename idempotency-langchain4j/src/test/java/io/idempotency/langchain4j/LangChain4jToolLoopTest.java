@@ -94,6 +94,12 @@ class LangChain4jToolLoopTest {
 			return this.jdbc.queryForObject("SELECT COUNT(*) FROM tickets", Integer.class);
 		}
 
+		/** A read, not idempotent, and private: a class-based proxy cannot override it. */
+		@Tool(name = "count_tickets", value = "How many tickets are open")
+		private int countTickets() {
+			return tickets();
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -233,6 +239,15 @@ class LangChain4jToolLoopTest {
 		assertThat(new JdbcTemplate(this.context.getBean(DataSource.class))
 			.queryForList("SELECT run_id FROM tool_audit ORDER BY run_id", String.class))
 			.containsExactly("request-7", "request-8");
+	}
+
+	@Test
+	void aToolMethodTheProxyCannotOverrideRunsOnTheBeanItself() {
+		ScriptedModel model = new ScriptedModel().callsTool("count_tickets", "{}").answers("None yet.");
+
+		assistant(model).chat("How many tickets are open?");
+
+		assertThat(model.toolResultsRead()).containsExactly("0");
 	}
 
 	@Test

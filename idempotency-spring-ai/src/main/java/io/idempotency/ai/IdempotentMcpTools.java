@@ -89,6 +89,7 @@ public final class IdempotentMcpTools {
 		this.runIdMetaKey = runIdMetaKey;
 		this.idempotentToolNames = Set.copyOf(Objects.requireNonNull(idempotentToolNames, "idempotentToolNames"));
 		this.caller = Objects.requireNonNull(caller, "caller");
+		McpAsyncCalls.register();
 	}
 
 	/**
@@ -127,8 +128,8 @@ public final class IdempotentMcpTools {
 	/**
 	 * Makes an MCP tool of an asynchronous server, written by hand, idempotent: the call is claimed when the
 	 * handler's result is subscribed, and its outcome recorded when the handler's {@code Mono} completes, on
-	 * a {@code boundedElastic} thread that waits for it; a call whose client gives up (or whose {@code Mono} is
-	 * cancelled) still has its outcome recorded when it completes.
+	 * a {@code boundedElastic} thread that waits for it; a call whose client gives up, or whose {@code Mono} is
+	 * cancelled, still runs to its outcome, which is recorded.
 	 * @see #idempotent(McpServerFeatures.SyncToolSpecification, IdempotentFunction, IdempotentCalls)
 	 */
 	public static McpServerFeatures.AsyncToolSpecification idempotent(McpServerFeatures.AsyncToolSpecification tool,
@@ -234,7 +235,6 @@ public final class IdempotentMcpTools {
 		if (runId != null && !(runId instanceof String text && isRunId(text))) {
 			return Mono.just(invalidRun());
 		}
-		McpAsyncCalls.register();
 		return Mono.defer(() -> {
 			Run run = (runId != null) ? new Run((String) runId, this.caller.get()) : null;
 			McpAsyncCalls.Call call = new McpAsyncCalls.Call();
@@ -242,12 +242,17 @@ public final class IdempotentMcpTools {
 			// context: propagation carries them to the thread that runs the handler's work either way.
 			Mono<CallToolResult> subscribed = Mono.fromDirect((subscriber) -> McpAsyncCalls.bound(call, () -> {
 				Runnable subscribe = () -> subscribe(handler, subscriber);
-				if (run != null) {
-					McpAsyncCalls.follow(run, call);
+				if (run == null) {
+					subscribe.run();
+					return;
+				}
+				McpAsyncCalls.follow(run, call);
+				try {
 					RunContext.run(run, subscribe);
 				}
-				else {
-					subscribe.run();
+				catch (RuntimeException | Error ex) {
+					McpAsyncCalls.unfollow(run);
+					throw ex;
 				}
 			}));
 			return subscribed.doFinally((signal) -> {
@@ -256,9 +261,12 @@ public final class IdempotentMcpTools {
 				}
 			})
 				.map((result) -> answered(request.name(), call.last(), result))
-				.onErrorResume((failure) -> AnswerText.ofFailure(failure)
-					.map((text) -> Mono.just(errorResult(text)))
-					.orElseGet(() -> Mono.error(failure)))
+				.onErrorResume((failure) -> {
+					// The library's answer only where it is this tool's own: not a refusal of a call it made.
+					boolean own = call.last().filter((told) -> told.toolCallName().equals(request.name())).isPresent();
+					Optional<String> answer = own ? AnswerText.ofFailure(failure) : Optional.empty();
+					return answer.map((text) -> Mono.just(errorResult(text))).orElseGet(() -> Mono.error(failure));
+				})
 				.contextWrite((context) -> {
 					Context carried = context.put(McpAsyncCalls.CONTEXT_KEY, call);
 					return (run != null) ? carried.put(RunContext.CONTEXT_KEY, run) : carried;

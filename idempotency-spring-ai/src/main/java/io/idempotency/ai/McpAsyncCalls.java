@@ -38,7 +38,7 @@ final class McpAsyncCalls {
 	private static final Map<Run, Call> byRun = Collections.synchronizedMap(new IdentityHashMap<>());
 
 	/** The calls bound on this thread, innermost first, each with what binding it opened. */
-	private static final ThreadLocal<Deque<Binding>> bindings = ThreadLocal.withInitial(ArrayDeque::new);
+	private static final ThreadLocal<Deque<Binding>> bindings = new ThreadLocal<>();
 
 	private static volatile boolean registered;
 
@@ -67,30 +67,45 @@ final class McpAsyncCalls {
 	 * within it schedules its work with the call among the thread's values, where propagation captures them.
 	 */
 	static void bound(Call call, Runnable work) {
-		Deque<Binding> bound = bindings.get();
-		bound.push(Binding.enter(call));
+		push(Binding.enter(call));
 		try {
 			work.run();
 		}
 		finally {
-			Binding top = bound.poll();
-			if (top != null) {
-				top.exit();
-			}
-			if (bound.isEmpty()) {
-				bindings.remove();
-			}
+			pop();
 		}
+	}
+
+	private static void push(Binding binding) {
+		Deque<Binding> bound = bindings.get();
+		if (bound == null) {
+			bound = new ArrayDeque<>();
+			bindings.set(bound);
+		}
+		bound.push(binding);
+	}
+
+	/** Undoes the last binding made on this thread, whatever it was: each binding is undone once. */
+	private static void pop() {
+		Deque<Binding> bound = bindings.get();
+		Binding top = (bound != null) ? bound.poll() : null;
+		if (top != null) {
+			top.exit();
+		}
+		if (bound != null && bound.isEmpty()) {
+			bindings.remove();
+		}
+	}
+
+	private static Binding top() {
+		Deque<Binding> bound = bindings.get();
+		return (bound != null) ? bound.peek() : null;
 	}
 
 	/** The call bound on this thread, if any. */
 	static Optional<Call> current() {
-		Deque<Binding> bound = bindings.get();
-		Optional<Call> call = Optional.ofNullable(bound.peek()).map(Binding::call);
-		if (bound.isEmpty()) {
-			bindings.remove();
-		}
-		return call;
+		Binding top = top();
+		return Optional.ofNullable((top != null) ? top.call() : null);
 	}
 
 	/** Follows the call by the run bound for it, until {@link #unfollow}. */
@@ -133,12 +148,17 @@ final class McpAsyncCalls {
 
 	}
 
-	/** A call bound on a thread: the scope and answering mark it opened there, or none where it was bound already. */
+	/**
+	 * A binding made on a thread: a call, with the scope and answering mark it opened there (none where the
+	 * call was bound there already), or no call at all, hiding the calls bound below it.
+	 */
 	private record Binding(Call call, IdempotentCallScope scope, Boolean outerAnswering) {
 
+		static final Binding NONE = new Binding(null, null, null);
+
 		static Binding enter(Call call) {
-			Deque<Binding> bound = bindings.get();
-			if (!bound.isEmpty() && bound.peek().call() == call) {
+			Binding top = top();
+			if (top != null && top.call() == call) {
 				return new Binding(call, null, null);
 			}
 			Boolean outer = IdempotentMcpTools.enterAnswering();
@@ -159,6 +179,10 @@ final class McpAsyncCalls {
 
 	}
 
+	/**
+	 * Binds the call that the Reactor context carries. Each value set, or cleared (a context without the call,
+	 * applied where one is bound), is one binding, and each restore undoes exactly one.
+	 */
 	private static final class Accessor implements ThreadLocalAccessor<Call> {
 
 		@Override
@@ -168,34 +192,33 @@ final class McpAsyncCalls {
 
 		@Override
 		public Call getValue() {
-			Binding top = bindings.get().peek();
+			Binding top = top();
 			return (top != null) ? top.call() : null;
 		}
 
 		@Override
 		public void setValue(Call call) {
-			bindings.get().push(Binding.enter(call));
+			push(Binding.enter(call));
 		}
 
 		@Override
 		public void setValue() {
-			unbind();
+			reset();
+		}
+
+		@Override
+		public void reset() {
+			push(Binding.NONE);
 		}
 
 		@Override
 		public void restore(Call previous) {
-			unbind();
+			pop();
 		}
 
-		private static void unbind() {
-			Deque<Binding> bound = bindings.get();
-			Binding top = bound.poll();
-			if (top != null) {
-				top.exit();
-			}
-			if (bound.isEmpty()) {
-				bindings.remove();
-			}
+		@Override
+		public void restore() {
+			pop();
 		}
 
 	}

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import io.idempotency.AnsweredCall;
@@ -73,8 +74,9 @@ final class McpFunctionCalls {
 	/**
 	 * Calls an asynchronous handler: the claim is made when the returned {@code Mono} is subscribed, on a
 	 * {@code boundedElastic} thread that then waits for the handler's {@code Mono}, and the outcome is
-	 * recorded when it completes. Cancelling the returned {@code Mono} does not stop the call: its outcome is
-	 * still recorded, so that a repeat never runs it again while it may have taken effect.
+	 * recorded when it completes. The call does not stop when the returned {@code Mono} is cancelled (a
+	 * client that disconnects, a timeout): its outcome is still recorded, so that a repeat never runs it
+	 * again while it may have taken effect.
 	 */
 	Mono<CallToolResult> callAsync(CallToolRequest request, Supplier<Mono<CallToolResult>> handler) {
 		return Mono.defer(() -> {
@@ -83,14 +85,18 @@ final class McpFunctionCalls {
 			Optional<McpAsyncCalls.Call> answered = McpAsyncCalls.current();
 			Supplier<CallToolResult> work = () -> call(request, () -> handler.get().block());
 			Supplier<CallToolResult> inRun = () -> run.isPresent() ? RunContext.supply(run.get(), work) : work.get();
-			return Mono.fromCallable(() -> {
+			Supplier<CallToolResult> bound = () -> {
 				if (answered.isEmpty()) {
 					return inRun.get();
 				}
 				CallToolResult[] result = new CallToolResult[1];
 				McpAsyncCalls.bound(answered.get(), () -> result[0] = inRun.get());
 				return result[0];
-			}).subscribeOn(Schedulers.boundedElastic());
+			};
+			// A future the subscriber cannot cancel: the work runs to its outcome whatever the subscriber does.
+			CompletableFuture<CallToolResult> outcome = CompletableFuture.supplyAsync(bound,
+					(task) -> Schedulers.boundedElastic().schedule(task));
+			return Mono.fromFuture(outcome, true);
 		});
 	}
 

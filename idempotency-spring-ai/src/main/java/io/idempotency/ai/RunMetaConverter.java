@@ -1,13 +1,13 @@
 package io.idempotency.ai;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 
 import io.idempotency.ledger.ClaimRequest;
-import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
+import io.idempotency.run.RunResolver;
 
 import org.springframework.ai.chat.model.ToolContext;
 import org.springframework.ai.mcp.ToolContextToMcpMetaConverter;
@@ -19,11 +19,14 @@ import org.springframework.ai.mcp.ToolContextToMcpMetaConverter;
  * library deduplicates the agent's retries and repeats within the run, and a new run is a new action there
  * too.
  *
- * <p>The run is the call's own: the run id in its tool context (under the configured key), else the run
- * bound with {@link RunContext} on the thread making the call; never one remembered from another call, so
- * that no request ever sends another user's run. A call with neither sends no run entry. The other
- * entries are the delegate's (Spring AI's default converter copies the tool context). The remote server
- * takes the user of the run from its own authentication, never from {@code _meta}.
+ * <p>The run is the call's own, found as for this application's own tools: the run id in its tool context
+ * (under the configured key), else the run bound with {@link RunContext} on the thread making the call, else
+ * the application's run sources; never one remembered from another call. A call with none sends no run
+ * entry. The other entries are the delegate's (Spring AI's default converter copies the tool context),
+ * without the tool context's run id and user id: the local user never leaves the application. The remote
+ * server takes the user of the run from its own authentication; where that is the agent's one service
+ * identity, run ids must not repeat across the application's users (the run-per-prompt advisor's are
+ * random).
  */
 public final class RunMetaConverter implements ToolContextToMcpMetaConverter {
 
@@ -31,40 +34,37 @@ public final class RunMetaConverter implements ToolContextToMcpMetaConverter {
 
 	private final String runIdMetaKey;
 
-	private final String runIdKey;
+	private final RunResolver runs;
 
 	/**
 	 * @param delegate the converter of the tool context's other entries
 	 * @param runIdMetaKey the {@code _meta} entry that names the run, as the remote server reads it
-	 * @param runIdKey the run id's key in a tool context
+	 * @param runs finds the call's run, as it is found for this application's own tools: its tool context,
+	 * else the bound {@code RunContext}, else the application's run sources
 	 */
-	public RunMetaConverter(ToolContextToMcpMetaConverter delegate, String runIdMetaKey, String runIdKey) {
+	public RunMetaConverter(ToolContextToMcpMetaConverter delegate, String runIdMetaKey, RunResolver runs) {
 		this.delegate = Objects.requireNonNull(delegate, "delegate");
 		this.runIdMetaKey = requireText(runIdMetaKey, "runIdMetaKey");
-		this.runIdKey = requireText(runIdKey, "runIdKey");
+		this.runs = Objects.requireNonNull(runs, "runs");
 	}
 
 	/** Spring AI's default converter, sending the run under the default entries. */
 	public static RunMetaConverter defaults() {
 		return new RunMetaConverter(ToolContextToMcpMetaConverter.defaultConverter(),
-				IdempotentMcpTools.DEFAULT_RUN_ID_META_KEY, "runId");
+				IdempotentMcpTools.DEFAULT_RUN_ID_META_KEY, new RunResolver("runId", "userId", List.of()));
 	}
 
 	@Override
 	public Map<String, Object> convert(ToolContext toolContext) {
 		Map<String, Object> converted = this.delegate.convert(toolContext);
 		Map<String, Object> meta = new LinkedHashMap<>((converted != null) ? converted : Map.of());
-		runIdOf(toolContext).ifPresent((runId) -> meta.put(this.runIdMetaKey, runId));
+		// The run travels under its own entry, and the local user never leaves the application.
+		meta.remove(this.runs.runIdKey());
+		meta.remove(this.runs.userIdKey());
+		Map<String, Object> context = (toolContext != null && toolContext.getContext() != null)
+				? toolContext.getContext() : Map.of();
+		this.runs.resolve(context).ifPresent((run) -> meta.put(this.runIdMetaKey, run.runId()));
 		return meta;
-	}
-
-	private Optional<String> runIdOf(ToolContext toolContext) {
-		Object runId = (toolContext != null && toolContext.getContext() != null)
-				? toolContext.getContext().get(this.runIdKey) : null;
-		if (runId != null && !runId.toString().isBlank()) {
-			return Optional.of(runId.toString());
-		}
-		return RunContext.current().map(Run::runId);
 	}
 
 	private static String requireText(String value, String name) {

@@ -2,8 +2,11 @@ package io.idempotency.autoconfigure.ai;
 
 import io.idempotency.ai.RunMetaConverter;
 import io.idempotency.autoconfigure.IdempotencyProperties;
+import io.idempotency.run.RunResolver;
+import io.idempotency.run.RunSource;
 
 import org.springframework.ai.mcp.ToolContextToMcpMetaConverter;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -24,10 +27,12 @@ public class IdempotencyMcpClientAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ToolContextToMcpMetaConverter idempotencyRunMetaConverter(Environment environment) {
+	ToolContextToMcpMetaConverter idempotencyRunMetaConverter(Environment environment,
+			ObjectProvider<RunSource> runSources) {
 		IdempotencyProperties properties = IdempotencyProperties.bind(environment);
 		return new RunMetaConverter(ToolContextToMcpMetaConverter.defaultConverter(),
-				properties.getMcp().getRunIdMetaKey(), properties.getToolContext().getRunIdKey());
+				properties.getMcp().getRunIdMetaKey(), new RunResolver(properties.getToolContext().getRunIdKey(),
+						properties.getToolContext().getUserIdKey(), runSources.orderedStream().toList()));
 	}
 
 }

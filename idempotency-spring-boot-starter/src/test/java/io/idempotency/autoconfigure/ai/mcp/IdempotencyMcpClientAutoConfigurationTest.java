@@ -27,9 +27,9 @@ class IdempotencyMcpClientAutoConfigurationTest {
 			ToolContextToMcpMetaConverter converter = context.getBean(ToolContextToMcpMetaConverter.class);
 			assertThat(converter).isInstanceOf(RunMetaConverter.class);
 
-			assertThat(converter.convert(new ToolContext(Map.of("runId", "run-1", "tenant", "acme"))))
-				.containsEntry("io.idempotency/runId", "run-1")
-				.containsEntry("tenant", "acme");
+			assertThat(converter.convert(new ToolContext(Map.of("runId", "run-1", "userId", "ada", "tenant", "acme"))))
+				.as("the run under its entry; the local user never leaves")
+				.containsOnly(Map.entry("io.idempotency/runId", "run-1"), Map.entry("tenant", "acme"));
 			assertThat(RunContext.supply(new Run("bound-run", "ada"), () -> converter.convert(new ToolContext(Map.of()))))
 				.containsOnly(Map.entry("io.idempotency/runId", "bound-run"));
 			assertThat(RunContext.supply(new Run("bound-run", "ada"),
@@ -46,8 +46,7 @@ class IdempotencyMcpClientAutoConfigurationTest {
 			.withPropertyValues("idempotency.mcp.run-id-meta-key=acme/run", "idempotency.tool-context.run-id-key=conversation")
 			.run((context) -> assertThat(context.getBean(ToolContextToMcpMetaConverter.class)
 				.convert(new ToolContext(Map.of("conversation", "c-9"))))
-				.containsEntry("acme/run", "c-9")
-				.doesNotContainKey("io.idempotency/runId"));
+				.containsOnly(Map.entry("acme/run", "c-9")));
 		ToolContextToMcpMetaConverter own = ToolContextToMcpMetaConverter.noOp();
 		this.runner.withBean(ToolContextToMcpMetaConverter.class, () -> own)
 			.run((context) -> assertThat(context.getBean(ToolContextToMcpMetaConverter.class)).isSameAs(own));
