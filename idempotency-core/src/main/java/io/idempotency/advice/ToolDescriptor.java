@@ -62,9 +62,7 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 		checkMethod(method, found);
 		ResolvableType returnType = ResolvableType.forMethodReturnType(method, targetClass);
 		checkReturnType(returnType, found);
-		boolean envelope = ToolResult.class.equals(returnType.resolve());
-		ResolvableType dataType = envelope ? returnType.getGeneric(0) : returnType;
-		boolean returnsNothing = void.class.equals(returnType.resolve()) || Void.class.equals(returnType.resolve());
+		ResolvableType dataType = dataTypeOf(returnType);
 		Set<String> sensitive = new LinkedHashSet<>(Arrays.asList(annotation.sensitive()));
 		sensitive.addAll(writeOnlyMembers(method));
 		Method reconcile = null;
@@ -72,7 +70,7 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 			reconcile = reconcileMethod(annotation.reconcile(), method, targetClass, dataType, sensitive, found);
 		}
 		found.forEach((problem) -> problems.add(where + " " + problem));
-		return new ToolDescriptor(method, name, toolCallName(method), envelope, dataType, returnsNothing, reconcile, annotation.transactional(),
+		return new ToolDescriptor(method, name, toolCallName(method), returnType, reconcile, annotation.transactional(),
 				List.of(annotation.unknownOn()), List.of(annotation.failedOn()), Set.copyOf(sensitive));
 	}
 
@@ -86,12 +84,23 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 		checkName(name, found);
 		ResolvableType returnType = function.resultType();
 		checkReturnType(returnType, found);
-		boolean envelope = ToolResult.class.equals(returnType.resolve());
-		ResolvableType dataType = envelope ? returnType.getGeneric(0) : returnType;
-		boolean returnsNothing = void.class.equals(returnType.resolve()) || Void.class.equals(returnType.resolve());
 		found.forEach((problem) -> problems.add("Function '" + name + "' " + problem));
-		return new ToolDescriptor(null, name, name, envelope, dataType, returnsNothing, null, function.transactional(),
-				function.unknownOn(), function.failedOn(), function.sensitive());
+		return new ToolDescriptor(null, name, name, returnType, null, function.transactional(), function.unknownOn(),
+				function.failedOn(), function.sensitive());
+	}
+
+	/** A tool of this result type: how its result is stored and replayed is read off the type, once. */
+	private ToolDescriptor(Method method, String name, String toolCallName, ResolvableType returnType, Method reconcile,
+			boolean transactional, List<Class<? extends Throwable>> unknownOn, List<Class<? extends Throwable>> failedOn,
+			Set<String> sensitive) {
+		this(method, name, toolCallName, ToolResult.class.equals(returnType.resolve()), dataTypeOf(returnType),
+				void.class.equals(returnType.resolve()) || Void.class.equals(returnType.resolve()), reconcile,
+				transactional, unknownOn, failedOn, sensitive);
+	}
+
+	/** The type of the data a result of this type carries: a {@code ToolResult}'s own, else the type itself. */
+	private static ResolvableType dataTypeOf(ResolvableType returnType) {
+		return ToolResult.class.equals(returnType.resolve()) ? returnType.getGeneric(0) : returnType;
 	}
 
 	/** The tool's name: the annotation's, else Spring AI's {@code @Tool} name, else the method's. */

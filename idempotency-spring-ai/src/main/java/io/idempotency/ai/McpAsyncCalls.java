@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 
 import io.idempotency.IdempotentCall;
 import io.idempotency.IdempotentCallScope;
@@ -67,9 +68,17 @@ final class McpAsyncCalls {
 	 * within it schedules its work with the call among the thread's values, where propagation captures them.
 	 */
 	static void bound(Call call, Runnable work) {
+		bound(call, () -> {
+			work.run();
+			return null;
+		});
+	}
+
+	/** Supplies the work's value with the call bound on this thread. */
+	static <T> T bound(Call call, Supplier<T> work) {
 		push(Binding.enter(call));
 		try {
-			work.run();
+			return work.get();
 		}
 		finally {
 			pop();

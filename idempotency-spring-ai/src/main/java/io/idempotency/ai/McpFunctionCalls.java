@@ -85,14 +85,8 @@ final class McpFunctionCalls {
 			Optional<McpAsyncCalls.Call> answered = McpAsyncCalls.current();
 			Supplier<CallToolResult> work = () -> call(request, () -> handler.get().block());
 			Supplier<CallToolResult> inRun = () -> run.isPresent() ? RunContext.supply(run.get(), work) : work.get();
-			Supplier<CallToolResult> bound = () -> {
-				if (answered.isEmpty()) {
-					return inRun.get();
-				}
-				CallToolResult[] result = new CallToolResult[1];
-				McpAsyncCalls.bound(answered.get(), () -> result[0] = inRun.get());
-				return result[0];
-			};
+			Supplier<CallToolResult> bound = () -> answered.isPresent() ? McpAsyncCalls.bound(answered.get(), inRun)
+					: inRun.get();
 			// A future the subscriber cannot cancel: the work runs to its outcome whatever the subscriber does.
 			CompletableFuture<CallToolResult> outcome = CompletableFuture.supplyAsync(bound,
 					(task) -> Schedulers.boundedElastic().schedule(task));
