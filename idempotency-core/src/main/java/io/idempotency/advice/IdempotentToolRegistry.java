@@ -268,6 +268,17 @@ public final class IdempotentToolRegistry implements ReconcileMethods, SmartInit
 			.keySet();
 	}
 
+	/**
+	 * The names of the functions registered so far, before start-up or after: for a framework that describes
+	 * tools before the application has started, as {@link #exposedToolNames} does for annotated tools.
+	 */
+	public synchronized Set<String> functionNames() {
+		Set<String> names = new TreeSet<>();
+		this.early.keySet().forEach((function) -> names.add(function.name()));
+		this.tools.functions().keySet().forEach((function) -> names.add(function.name()));
+		return Set.copyOf(names);
+	}
+
 	@Override
 	public long maxResultBytes() {
 		return this.advisor.maxResultBytes();

@@ -259,6 +259,46 @@ class IdempotentFunctionTest {
 	}
 
 	@Test
+	void sensitiveMembersAreStoredRedactedTheKeyCoversThemAndAResultQuotingOneIsNotStored() throws Exception {
+		List<Map<String, Object>> asked = new CopyOnWriteArrayList<>();
+		IdempotentFunction<String> charge = IdempotentFunction.builder("charge", String.class)
+			.reconcile((key, arguments) -> {
+				asked.add(arguments);
+				return Reconciliation.notFound();
+			})
+			.sensitive("number")
+			.build();
+		this.calls.register(charge);
+		String card4242 = "{\"card\":{\"number\":\"4242424242424242\",\"holder\":\"Ada\"},\"amount\":5}";
+		String card1111 = "{\"card\":{\"number\":\"4111111111111111\",\"holder\":\"Ada\"},\"amount\":5}";
+
+		inRun("r1", () -> this.calls.call(charge, card4242, () -> "charged"));
+		String otherCard = inRun("r1", () -> this.calls.call(charge, card1111, () -> "charged again"));
+		assertThat(otherCard).as("the key covers the redacted member").isEqualTo("charged again");
+		assertThat(this.ledger.entries()).extracting(LedgerEntry::arguments)
+			.allSatisfy((stored) -> assertThat(stored).contains("[REDACTED]", "Ada").doesNotContain("4242", "4111"));
+
+		assertThatExceptionOfType(io.idempotency.ResultNotStoredException.class).isThrownBy(() -> inRun("r2", () -> {
+			this.calls.call(charge, card4242, () -> "charged card 4242424242424242");
+			return this.calls.call(charge, card4242, () -> "must not run");
+		}));
+		assertThat(this.ledger.entries()).extracting(LedgerEntry::result).doesNotContain("charged card 4242424242424242");
+
+		assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(() -> inRun("r3",
+				() -> this.calls.call(charge, card4242, () -> {
+					throw new UncheckedIOException(new SocketTimeoutException("read timed out"));
+				})));
+		Reconciler reconciler = new Reconciler(this.ledger, this.context.getBean(IdempotentToolRegistry.class),
+				new JsonMapper(), new ReconcilerSettings(Duration.ofMinutes(2), Map.of(), 100, Duration.ofMinutes(5),
+						Duration.ofMinutes(1), Duration.ofMinutes(4), 10));
+		this.ledger.advance(Duration.ofMinutes(3));
+		reconciler.reconcile();
+		assertThat(asked).as("the reconcile function reads the stored, redacted arguments")
+			.singleElement()
+			.isEqualTo(Map.of("card", Map.of("number", "[REDACTED]", "holder", "Ada"), "amount", 5));
+	}
+
+	@Test
 	void concurrentCallsOfOneKeyRunTheBodyOnce() throws Exception {
 		int threads = 16;
 		int rounds = 50;

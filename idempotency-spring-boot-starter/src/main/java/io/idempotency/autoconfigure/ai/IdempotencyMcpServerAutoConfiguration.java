@@ -1,6 +1,8 @@
 package io.idempotency.autoconfigure.ai;
 
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Supplier;
 
 import io.idempotency.advice.IdempotentToolRegistry;
@@ -46,6 +48,12 @@ public class IdempotencyMcpServerAutoConfiguration {
 
 		private Environment environment;
 
+		private Set<String> annotatedToolNames;
+
+		private Set<String> functionNames = Set.of();
+
+		private Supplier<String> caller;
+
 		private IdempotentMcpTools tools;
 
 		@Override
@@ -70,17 +78,18 @@ public class IdempotencyMcpServerAutoConfiguration {
 		}
 
 		private Object decorate(Object element) {
+			IdempotentMcpTools tools = tools();
 			if (element instanceof McpServerFeatures.SyncToolSpecification tool) {
-				return tools().decorate(tool);
+				return tools.decorate(tool);
 			}
 			if (element instanceof McpStatelessServerFeatures.SyncToolSpecification tool) {
-				return tools().decorate(tool);
+				return tools.decorate(tool);
 			}
 			if (element instanceof McpServerFeatures.AsyncToolSpecification tool) {
-				return tools().decorate(tool);
+				return tools.decorate(tool);
 			}
 			if (element instanceof McpStatelessServerFeatures.AsyncToolSpecification tool) {
-				return tools().decorate(tool);
+				return tools.decorate(tool);
 			}
 			return element;
 		}
@@ -103,12 +112,25 @@ public class IdempotencyMcpServerAutoConfiguration {
 			return new AuthenticatedCaller();
 		}
 
-		/** Made at the first tool, when every bean definition is known. */
+		/**
+		 * The decorator of the tools in hand: the annotated tools' names are read once, at the first tool, when
+		 * every bean definition is known; the functions' names as registered so far, which includes those of
+		 * the tool callbacks the server's tools were made from.
+		 */
 		private IdempotentMcpTools tools() {
-			if (this.tools == null) {
-				IdempotencyProperties properties = IdempotencyProperties.bind(this.environment);
-				this.tools = new IdempotentMcpTools(properties.getMcp().getRunIdMetaKey(),
-						IdempotentToolRegistry.exposedToolNames(this.beanFactory), caller());
+			if (this.annotatedToolNames == null) {
+				this.annotatedToolNames = IdempotentToolRegistry.exposedToolNames(this.beanFactory);
+				this.caller = caller();
+			}
+			IdempotentToolRegistry registry = this.beanFactory.getBeanProvider(IdempotentToolRegistry.class)
+				.getIfAvailable();
+			Set<String> functionNames = (registry != null) ? registry.functionNames() : Set.of();
+			if (this.tools == null || !this.functionNames.equals(functionNames)) {
+				Set<String> names = new HashSet<>(this.annotatedToolNames);
+				names.addAll(functionNames);
+				this.functionNames = functionNames;
+				this.tools = new IdempotentMcpTools(IdempotencyProperties.bind(this.environment).getMcp().getRunIdMetaKey(),
+						names, this.caller);
 			}
 			return this.tools;
 		}

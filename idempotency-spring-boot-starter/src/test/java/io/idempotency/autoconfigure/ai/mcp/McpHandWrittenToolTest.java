@@ -7,6 +7,7 @@ import io.idempotency.IdempotentCalls;
 import io.idempotency.IdempotentFunction;
 import io.idempotency.Reconciliation;
 import io.idempotency.ai.IdempotentMcpTools;
+import io.idempotency.ai.IdempotentToolCallbacks;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
@@ -116,6 +117,59 @@ class McpHandWrittenToolTest {
 		assertThat(refunds("A-2")).isZero();
 	}
 
+	@Test
+	void aFunctionToolCallbackServedOverMcpAdvertisesIdempotentHintAndAnswersARepeatFromItsRow() {
+		McpSchema.Tool note = this.client.listTools()
+			.tools()
+			.stream()
+			.filter((tool) -> tool.name().equals("add_note"))
+			.findFirst()
+			.orElseThrow();
+		assertThat(note.annotations()).isNotNull();
+		assertThat(note.annotations().idempotentHint()).isTrue();
+
+		int before = Server.notes.get();
+		Map<String, Object> run = Map.of("io.idempotency/runId", "note-run-1");
+		CallToolResult first = this.client.callTool(new CallToolRequest("add_note", Map.of("text", "call back"), run));
+		CallToolResult again = this.client.callTool(new CallToolRequest("add_note", Map.of("text", "call back"), run));
+
+		assertThat(Server.notes).hasValue(before + 1);
+		assertThat(text(first)).contains("note " + (before + 1));
+		JsonNode notice = JSON.readTree(text(again));
+		assertThat(notice.get("kind").asString()).isEqualTo("replayed");
+		assertThat(notice.get("result").toString()).contains("note " + (before + 1));
+	}
+
+	@Test
+	void aTransactionalHandWrittenToolCommitsItsWritesWithItsClaimAndAnErrorResultRollsBothBack() {
+		Map<String, Object> run = Map.of("io.idempotency/runId", "close-run-1");
+		CallToolResult closed = this.client.callTool(close("B-1", run));
+		CallToolResult again = this.client.callTool(close("B-1", run));
+
+		assertThat(closed.isError()).isFalse();
+		assertThat(JSON.readTree(text(again)).get("kind").asString()).isEqualTo("replayed");
+		assertThat(closures("B-1")).isEqualTo(1);
+		assertThat(this.jdbc.queryForObject("SELECT status FROM tool_audit WHERE tool = 'close_order' AND run_id = ?",
+				String.class, "close-run-1")).isEqualTo("succeeded");
+
+		CallToolResult refused = this.client.callTool(close("LOCKED-1", run));
+		CallToolResult retried = this.client.callTool(close("LOCKED-1", run));
+		assertThat(refused.isError()).isTrue();
+		assertThat(retried.isError()).as("a rolled-back call runs again").isTrue();
+		assertThat(text(retried)).isEqualTo("order LOCKED-1 is locked");
+		assertThat(closures("LOCKED-1")).as("the error result's writes rolled back with its claim").isZero();
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM tool_audit WHERE tool = 'close_order' AND run_id = ?"
+				+ " AND arguments LIKE '%LOCKED-1%'", Integer.class, "close-run-1")).isZero();
+	}
+
+	private static CallToolRequest close(String order, Map<String, Object> meta) {
+		return new CallToolRequest("close_order", Map.of("order", order), meta);
+	}
+
+	private int closures(String order) {
+		return this.jdbc.queryForObject("SELECT COUNT(*) FROM closures WHERE order_id = ?", Integer.class, order);
+	}
+
 	private static CallToolRequest refund(String order, int amount, Map<String, Object> meta) {
 		return new CallToolRequest("refund", Map.of("order", order, "amount", amount), meta);
 	}
@@ -146,21 +200,72 @@ class McpHandWrittenToolTest {
 				.build();
 		}
 
+		static final java.util.concurrent.atomic.AtomicInteger notes = new java.util.concurrent.atomic.AtomicInteger();
+
+		/** A tool that is not a method: a function callback, served by the MCP server as any tool callback. */
+		@Bean
+		org.springframework.ai.tool.ToolCallback addNote(IdempotentCalls calls) {
+			org.springframework.ai.tool.ToolCallback callback = org.springframework.ai.tool.function.FunctionToolCallback
+				.builder("add_note", (Note note) -> "note " + notes.incrementAndGet() + ": " + note.text())
+				.description("Add a note to the account")
+				.inputType(Note.class)
+				.build();
+			return IdempotentToolCallbacks.idempotent(callback, IdempotentFunction.builder("add_note", String.class)
+				.reconcile((key, arguments) -> Reconciliation.notFound())
+				.build(), calls);
+		}
+
+		record Note(String text) {
+		}
+
 		/** For a synchronous server: Spring AI's MCP server takes the tools of List beans. */
 		@Bean
 		List<McpServerFeatures.SyncToolSpecification> refundTools(JdbcTemplate jdbc, IdempotentFunction<CallToolResult> refund,
-				IdempotentCalls calls) {
+				IdempotentFunction<CallToolResult> closeOrderFunction, IdempotentCalls calls) {
 			McpServerFeatures.SyncToolSpecification handWritten = McpServerFeatures.SyncToolSpecification.builder()
 				.tool(tool())
 				.callHandler((exchange, request) -> refund(jdbc, request))
 				.build();
-			return List.of(IdempotentMcpTools.idempotent(handWritten, refund, calls));
+			McpServerFeatures.SyncToolSpecification closeOrder = McpServerFeatures.SyncToolSpecification.builder()
+				.tool(closeOrderTool())
+				.callHandler((exchange, request) -> closeOrder(jdbc, request))
+				.build();
+			return List.of(IdempotentMcpTools.idempotent(handWritten, refund, calls),
+					IdempotentMcpTools.idempotent(closeOrder, closeOrderFunction, calls));
+		}
+
+		/** A transactional tool: its writes commit with its claim, and an error result rolls both back. */
+		@Bean
+		IdempotentFunction<CallToolResult> closeOrderFunction(JdbcTemplate jdbc) {
+			// Created here: DDL in the tool's transaction would commit the claim with it (H2, MariaDB).
+			jdbc.execute("CREATE TABLE IF NOT EXISTS closures (order_id VARCHAR(50))");
+			return IdempotentFunction.builder("close_order", CallToolResult.class).transactional().build();
+		}
+
+		private static McpSchema.Tool closeOrderTool() {
+			return McpSchema.Tool.builder()
+				.name("close_order")
+				.description("Close an order")
+				.inputSchema(Map.of("type", "object", "properties", Map.of("order", Map.of("type", "string"))))
+				.build();
+		}
+
+		private static CallToolResult closeOrder(JdbcTemplate jdbc, CallToolRequest request) {
+			String order = (String) request.arguments().get("order");
+			jdbc.update("INSERT INTO closures (order_id) VALUES (?)", order);
+			boolean locked = order.startsWith("LOCKED");
+			return CallToolResult.builder()
+				.content(List.of(McpSchema.TextContent.builder(locked ? "order " + order + " is locked" : "closed " + order)
+					.build()))
+				.isError(locked)
+				.build();
 		}
 
 		/** For an asynchronous server: the same tool, its handler a Mono. */
 		@Bean
 		List<McpServerFeatures.AsyncToolSpecification> asyncRefundTools(JdbcTemplate jdbc,
-				IdempotentFunction<CallToolResult> refund, IdempotentCalls calls) {
+				IdempotentFunction<CallToolResult> refund, IdempotentFunction<CallToolResult> closeOrderFunction,
+				IdempotentCalls calls) {
 			McpServerFeatures.AsyncToolSpecification handWritten = McpServerFeatures.AsyncToolSpecification.builder()
 				.tool(tool())
 				.callHandler((exchange, request) -> reactor.core.publisher.Mono.fromCallable(() -> refund(jdbc, request)))
@@ -179,8 +284,13 @@ class McpHandWrittenToolTest {
 					return refund(jdbc, new CallToolRequest("refund", Map.of("order", request.arguments().get("order"), "amount", 1), null));
 				}))
 				.build();
+			McpServerFeatures.AsyncToolSpecification closeOrder = McpServerFeatures.AsyncToolSpecification.builder()
+				.tool(closeOrderTool())
+				.callHandler((exchange, request) -> reactor.core.publisher.Mono.fromCallable(() -> closeOrder(jdbc, request)))
+				.build();
 			return List.of(IdempotentMcpTools.idempotent(handWritten, refund, calls),
-					IdempotentMcpTools.idempotent(held, holdRefund, calls));
+					IdempotentMcpTools.idempotent(held, holdRefund, calls),
+					IdempotentMcpTools.idempotent(closeOrder, closeOrderFunction, calls));
 		}
 
 		private static McpSchema.Tool tool() {
