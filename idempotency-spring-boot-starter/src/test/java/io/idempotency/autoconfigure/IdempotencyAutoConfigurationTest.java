@@ -10,6 +10,8 @@ import java.util.stream.Stream;
 
 import javax.sql.DataSource;
 
+import io.idempotency.IdempotentCalls;
+import io.idempotency.IdempotentFunction;
 import io.idempotency.IdempotentTool;
 import io.idempotency.advice.IdempotentToolAdvisor;
 import io.idempotency.advice.IdempotentToolRegistry;
@@ -70,6 +72,7 @@ class IdempotencyAutoConfigurationTest {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataSourceAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 				IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
+				IdempotencyDisabledAutoConfiguration.class,
 				IdempotencyReconcilerAutoConfiguration.class, IdempotencyMetricsAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class,
 				IdempotencySpringAiAutoConfiguration.class, IdempotencyHttpClientAutoConfiguration.class))
 		.withPropertyValues("management.endpoints.web.exposure.include=idempotency");
@@ -411,6 +414,17 @@ class IdempotencyAutoConfigurationTest {
 			draft(tool, "r1");
 			draft(tool, "r1");
 			assertThat(tool.quotes()).isEqualTo(2);
+
+			// A function runs as if it were not idempotent, as the annotated tool does.
+			IdempotentCalls calls = context.getBean(IdempotentCalls.class);
+			IdempotentFunction<String> note = IdempotentFunction.builder("note", String.class).transactional().build();
+			calls.register(note);
+			java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+			RunContext.run(new Run("r1", null), () -> {
+				calls.call(note, "{\"text\":\"a\"}", () -> "note " + ran.incrementAndGet());
+				calls.call(note, java.util.Map.of("text", "a"), () -> "note " + ran.incrementAndGet());
+			});
+			assertThat(ran).hasValue(2);
 		});
 	}
 

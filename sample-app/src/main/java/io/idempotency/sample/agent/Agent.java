@@ -34,6 +34,8 @@ public class Agent {
 
 	private final List<Object> tools;
 
+	private final SendQuoteTools sends;
+
 	private final Set<String> idempotentTools;
 
 	private final AtomicBoolean idempotencyOff = new AtomicBoolean();
@@ -51,7 +53,8 @@ public class Agent {
 				+ " action once.")
 			.defaultAdvisors(new TranscriptAdvisor(() -> this.idempotentTools))
 			.build();
-		this.tools = List.of(inventory, quotes, tickets, sends);
+		this.tools = List.of(inventory, quotes, tickets);
+		this.sends = sends;
 	}
 
 	/** Sends one user message to the agent: one run. */
@@ -63,6 +66,7 @@ public class Agent {
 		String answer = this.chat.prompt()
 			.user(message.trim())
 			.tools(tools().toArray())
+			.toolCallbacks(this.idempotencyOff.get() ? this.sends.sendQuoteWithoutIdempotency() : this.sends.sendQuote())
 			.toolContext(Map.of("userId", USER))
 			.advisors((advisors) -> advisors.param(RunTranscript.KEY, transcript))
 			.call()
@@ -86,7 +90,8 @@ public class Agent {
 
 	/**
 	 * Turns idempotency off for the next runs, to show what it prevents: the model's calls then reach the
-	 * tools' own objects, past the idempotency advice, as they would without the library.
+	 * tools' own objects, past the idempotency advice, and the plain {@code send_quote} callback, as they
+	 * would without the library.
 	 */
 	public void idempotencyOff(boolean off) {
 		this.idempotencyOff.set(off);

@@ -2,13 +2,17 @@ package io.idempotency.sample.tools;
 
 import java.util.UUID;
 
+import io.idempotency.IdempotentCalls;
+import io.idempotency.IdempotentFunction;
 import io.idempotency.IdempotentInvocation;
-import io.idempotency.IdempotentTool;
 import io.idempotency.Reconciliation;
+import io.idempotency.ai.IdempotentToolCallbacks;
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.sample.external.QuoteDelivery.Send;
+import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.ai.tool.annotation.Tool;
+import org.springframework.ai.tool.ToolCallback;
+import org.springframework.ai.tool.function.FunctionToolCallback;
 import org.springframework.stereotype.Component;
 import org.springframework.web.client.RestClient;
 
@@ -16,32 +20,62 @@ import org.springframework.web.client.RestClient;
  * Sending a quote goes through an external API that honours {@code Idempotency-Key}. The key sent is
  * derived from the call's key, so the API deduplicates the library's own retries, and the reconciler can
  * ask the API whether a send with that key happened.
+ * <p>
+ * This tool is not an annotated method: it is a Spring AI {@code FunctionToolCallback}, made idempotent
+ * with an {@link IdempotentFunction} (its name, its result as the callback's text, and how to reconcile
+ * it), as a tool defined at run time or from configuration would be.
  */
 @Component
 public class SendQuoteTools {
 
-	private final RestClient delivery;
+	private static final JsonMapper JSON = new JsonMapper();
 
-	SendQuoteTools(ExternalClients clients) {
-		this.delivery = clients.quoteDelivery();
+	/** What the model sends: the quote to send. */
+	public record SendQuote(long quoteId) {
 	}
 
-	@Tool(name = "send_quote", description = "Send a drafted quote to the customer, by quote id")
-	@IdempotentTool(reconcile = "findSend")
-	public Send sendQuote(long quoteId) {
+	private final RestClient delivery;
+
+	private final ToolCallback plain;
+
+	private final ToolCallback idempotent;
+
+	SendQuoteTools(ExternalClients clients, IdempotentCalls calls) {
+		this.delivery = clients.quoteDelivery();
+		this.plain = FunctionToolCallback.builder("send_quote", this::send)
+			.description("Send a drafted quote to the customer, by quote id")
+			.inputType(SendQuote.class)
+			.build();
+		IdempotentFunction<String> sendQuote = IdempotentFunction.builder("send_quote", String.class)
+			.reconcile((key, arguments) -> findSend(key))
+			.build();
+		this.idempotent = IdempotentToolCallbacks.idempotent(this.plain, sendQuote, calls);
+	}
+
+	/** The tool, each call at most once per key. */
+	public ToolCallback sendQuote() {
+		return this.idempotent;
+	}
+
+	/** The same tool without idempotency, as it would be without the library. */
+	public ToolCallback sendQuoteWithoutIdempotency() {
+		return this.plain;
+	}
+
+	private Send send(SendQuote request) {
 		return this.delivery.post()
-			.uri("/quotes/{id}/send", quoteId)
+			.uri("/quotes/{id}/send", request.quoteId())
 			.header("Idempotency-Key", deliveryKey())
 			.retrieve()
 			.body(Send.class);
 	}
 
 	/** Did the send of this call happen? Asked by the reconciler when the outcome is unknown. */
-	Reconciliation<Send> findSend(IdempotencyKey key) {
+	private Reconciliation<String> findSend(IdempotencyKey key) {
 		return this.delivery.get()
 			.uri("/sends?idempotencyKey={key}", key.externalReference("send"))
-			.exchange((request, response) -> (response.getStatusCode().value() == 404) ? Reconciliation.<Send>notFound()
-					: Reconciliation.found(response.bodyTo(Send.class)));
+			.exchange((request, response) -> (response.getStatusCode().value() == 404) ? Reconciliation.<String>notFound()
+					: Reconciliation.found(JSON.writeValueAsString(response.bodyTo(Send.class))));
 	}
 
 	/** The key the API deduplicates on; with idempotency off there is no call key, so a new one each call. */

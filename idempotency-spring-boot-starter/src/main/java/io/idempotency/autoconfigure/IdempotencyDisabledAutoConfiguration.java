@@ -1,0 +1,54 @@
+package io.idempotency.autoconfigure;
+
+import java.util.Map;
+import java.util.function.Supplier;
+
+import io.idempotency.IdempotentCalls;
+import io.idempotency.IdempotentFunction;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * With {@code idempotency.enabled=false}, an explicit choice: the application's idempotent functions run as
+ * if they were not idempotent, as its annotated tools do, so that an application that calls them through
+ * {@link IdempotentCalls} still starts.
+ */
+@AutoConfiguration
+@ConditionalOnBooleanProperty(name = "idempotency.enabled", havingValue = false)
+public class IdempotencyDisabledAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	static IdempotentCalls idempotentCalls() {
+		return new UndeduplicatedCalls();
+	}
+
+	/** Runs each body: nothing is claimed, recorded or checked. */
+	static final class UndeduplicatedCalls implements IdempotentCalls {
+
+		@Override
+		public <T> T call(IdempotentFunction<T> function, Map<String, ?> arguments, Supplier<? extends T> body) {
+			return body.get();
+		}
+
+		@Override
+		public <T> T call(IdempotentFunction<T> function, String argumentsJson, Supplier<? extends T> body) {
+			return body.get();
+		}
+
+		@Override
+		public <T> T call(IdempotentFunction<T> function, String argumentsJson, Map<String, ?> toolContext,
+				Supplier<? extends T> body) {
+			return body.get();
+		}
+
+		@Override
+		public void register(IdempotentFunction<?> function) {
+		}
+
+	}
+
+}
