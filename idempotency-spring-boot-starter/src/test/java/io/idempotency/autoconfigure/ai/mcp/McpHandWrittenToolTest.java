@@ -9,6 +9,7 @@ import io.idempotency.Reconciliation;
 import io.idempotency.ai.IdempotentMcpTools;
 import io.idempotency.ai.IdempotentToolCallbacks;
 import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
@@ -229,6 +230,44 @@ class McpHandWrittenToolTest {
 			McpServerFeatures.SyncToolSpecification closeOrder = McpServerFeatures.SyncToolSpecification.builder()
 				.tool(closeOrderTool())
 				.callHandler((exchange, request) -> closeOrder(jdbc, request))
+				.build();
+			return List.of(IdempotentMcpTools.idempotent(handWritten, refund, calls),
+					IdempotentMcpTools.idempotent(closeOrder, closeOrderFunction, calls));
+		}
+
+		/** For a stateless synchronous server. */
+		@Bean
+		List<McpStatelessServerFeatures.SyncToolSpecification> statelessRefundTools(JdbcTemplate jdbc,
+				IdempotentFunction<CallToolResult> refund, IdempotentFunction<CallToolResult> closeOrderFunction,
+				IdempotentCalls calls) {
+			McpStatelessServerFeatures.SyncToolSpecification handWritten = McpStatelessServerFeatures.SyncToolSpecification
+				.builder()
+				.tool(tool())
+				.callHandler((context, request) -> refund(jdbc, request))
+				.build();
+			McpStatelessServerFeatures.SyncToolSpecification closeOrder = McpStatelessServerFeatures.SyncToolSpecification
+				.builder()
+				.tool(closeOrderTool())
+				.callHandler((context, request) -> closeOrder(jdbc, request))
+				.build();
+			return List.of(IdempotentMcpTools.idempotent(handWritten, refund, calls),
+					IdempotentMcpTools.idempotent(closeOrder, closeOrderFunction, calls));
+		}
+
+		/** For a stateless asynchronous server. */
+		@Bean
+		List<McpStatelessServerFeatures.AsyncToolSpecification> statelessAsyncRefundTools(JdbcTemplate jdbc,
+				IdempotentFunction<CallToolResult> refund, IdempotentFunction<CallToolResult> closeOrderFunction,
+				IdempotentCalls calls) {
+			McpStatelessServerFeatures.AsyncToolSpecification handWritten = McpStatelessServerFeatures.AsyncToolSpecification
+				.builder()
+				.tool(tool())
+				.callHandler((context, request) -> reactor.core.publisher.Mono.fromCallable(() -> refund(jdbc, request)))
+				.build();
+			McpStatelessServerFeatures.AsyncToolSpecification closeOrder = McpStatelessServerFeatures.AsyncToolSpecification
+				.builder()
+				.tool(closeOrderTool())
+				.callHandler((context, request) -> reactor.core.publisher.Mono.fromCallable(() -> closeOrder(jdbc, request)))
 				.build();
 			return List.of(IdempotentMcpTools.idempotent(handWritten, refund, calls),
 					IdempotentMcpTools.idempotent(closeOrder, closeOrderFunction, calls));
