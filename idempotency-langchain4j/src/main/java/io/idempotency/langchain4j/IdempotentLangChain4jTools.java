@@ -13,6 +13,9 @@ import dev.langchain4j.agent.tool.ToolSpecifications;
 import dev.langchain4j.service.tool.AiServiceTool;
 import dev.langchain4j.service.tool.DefaultToolExecutor;
 import dev.langchain4j.service.tool.ToolExecutor;
+import dev.langchain4j.service.tool.ToolProvider;
+import dev.langchain4j.service.tool.ToolProviderRequest;
+import dev.langchain4j.service.tool.ToolProviderResult;
 
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.support.AopUtils;
@@ -92,6 +95,37 @@ public final class IdempotentLangChain4jTools {
 			}
 		}
 		return List.copyOf(tools);
+	}
+
+	/**
+	 * A tool provider of the {@code @Tool} methods of these objects, with decorated executors ({@link #from}),
+	 * and of the tools of another provider, as that provider gives them: for an AI service that takes its
+	 * tools from one provider, such as one declared with LangChain4j's {@code @AiService}.
+	 * @param others the provider the AI service had, or {@code null}
+	 * @param toolObjects objects with {@code @Tool} methods: Spring beans, so that their idempotency advice
+	 * applies
+	 * @throws IllegalArgumentException naming an object without {@code @Tool} methods
+	 */
+	public static ToolProvider toolProvider(ToolProvider others, Object... toolObjects) {
+		List<AiServiceTool> tools = from(toolObjects);
+		return new ToolProvider() {
+
+			@Override
+			public ToolProviderResult provideTools(ToolProviderRequest request) {
+				ToolProviderResult.Builder result = ToolProviderResult.builder().addAll(tools);
+				ToolProviderResult theirs = (others != null) ? others.provideTools(request) : null;
+				if (theirs != null) {
+					result.addAll(theirs.aiServiceTools());
+				}
+				return result.build();
+			}
+
+			@Override
+			public boolean isDynamic() {
+				return others != null && others.isDynamic();
+			}
+
+		};
 	}
 
 	/** The tool, with its executor decorated; one already decorated is returned as it is. */
