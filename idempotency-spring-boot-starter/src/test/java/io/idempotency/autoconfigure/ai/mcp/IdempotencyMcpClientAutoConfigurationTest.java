@@ -1,11 +1,13 @@
 package io.idempotency.autoconfigure.ai.mcp;
 
 import java.util.Map;
+import java.util.Optional;
 
 import io.idempotency.ai.RunMetaConverter;
 import io.idempotency.autoconfigure.ai.IdempotencyMcpClientAutoConfiguration;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
+import io.idempotency.run.RunSource;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.ai.chat.model.ToolContext;
@@ -37,6 +39,19 @@ class IdempotencyMcpClientAutoConfigurationTest {
 				.as("the call's own tool context first")
 				.containsEntry("io.idempotency/runId", "run-2");
 			assertThat(converter.convert(new ToolContext(Map.of()))).doesNotContainKey("io.idempotency/runId");
+		});
+	}
+
+	@Test
+	void theRunOfTheApplicationsRunSourceIsSentWhenTheCallNamesNone() {
+		this.runner.withBean(RunSource.class, () -> () -> Optional.of(new Run("from-source", "ada"))).run((context) -> {
+			ToolContextToMcpMetaConverter converter = context.getBean(ToolContextToMcpMetaConverter.class);
+
+			assertThat(converter.convert(new ToolContext(Map.of())))
+				.containsOnly(Map.entry("io.idempotency/runId", "from-source"));
+			assertThat(RunContext.supply(new Run("bound-run", "ada"), () -> converter.convert(new ToolContext(Map.of()))))
+				.as("a bound run before the sources, as for the application's own tools")
+				.containsOnly(Map.entry("io.idempotency/runId", "bound-run"));
 		});
 	}
 
