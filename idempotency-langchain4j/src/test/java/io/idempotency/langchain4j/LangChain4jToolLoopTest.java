@@ -4,20 +4,26 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 
 import javax.sql.DataSource;
 
 import dev.langchain4j.agent.tool.Tool;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.agent.tool.ToolSpecification;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.invocation.InvocationParameters;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.UserMessage;
+import dev.langchain4j.service.tool.ToolExecutor;
+import dev.langchain4j.service.tool.ToolProvider;
+import dev.langchain4j.service.tool.ToolProviderResult;
 import io.idempotency.EnableIdempotentTools;
 import io.idempotency.IdempotentTool;
 import io.idempotency.Reconciliation;
@@ -239,6 +245,61 @@ class LangChain4jToolLoopTest {
 		assertThat(new JdbcTemplate(this.context.getBean(DataSource.class))
 			.queryForList("SELECT run_id FROM tool_audit ORDER BY run_id", String.class))
 			.containsExactly("request-7", "request-8");
+	}
+
+	@Test
+	void anExecutorWrittenByHandAndDecoratedAnswersARepeatAsTheBeansToolsDo() {
+		ToolSpecification specification = ToolSpecification.builder()
+			.name("open_ticket")
+			.description("Open a support ticket")
+			.parameters(JsonObjectSchema.builder().addStringProperty("account").addStringProperty("issue").build())
+			.build();
+		ToolExecutor byHand = (request, memoryId) -> {
+			JsonNode arguments = JSON.readTree(request.arguments());
+			return this.tools.openTicket(arguments.get("account").asString(), arguments.get("issue").asString());
+		};
+		ScriptedModel model = new ScriptedModel()
+			.callsTool("open_ticket", "{\"account\":\"acme\",\"issue\":\"worn gasket\"}")
+			.callsTool("open_ticket", "{\"issue\":\"worn gasket\",\"account\":\"acme\"}")
+			.answers("One ticket.");
+		Assistant assistant = AiServices.builder(Assistant.class)
+			.chatModel(model)
+			.tools(Map.of(specification, IdempotentLangChain4jTools.decorate(byHand, "open_ticket")))
+			.build();
+
+		assistant.chat("Open a ticket for acme: worn gasket");
+
+		assertThat(this.tools.tickets()).isEqualTo(1);
+		List<String> read = model.toolResultsRead();
+		assertThat(read.get(0)).isEqualTo("TCK-1");
+		JsonNode notice = JSON.readTree(read.get(1));
+		assertThat(notice.get("kind").asString()).isEqualTo("replayed");
+		assertThat(notice.get("result").asString()).isEqualTo("TCK-1");
+	}
+
+	@Test
+	void aToolProviderOfTheBeansToolsKeepsAnotherProvidersTools() {
+		ToolProvider others = (request) -> ToolProviderResult.builder()
+			.add(ToolSpecification.builder().name("lookup").description("Look a SKU up").build(),
+					(call, memoryId) -> "a pump")
+			.build();
+		ScriptedModel model = new ScriptedModel()
+			.callsTool("open_ticket", "{\"account\":\"acme\",\"issue\":\"loose bolt\"}")
+			.callsTool("open_ticket", "{\"account\":\"acme\",\"issue\":\"loose bolt\"}")
+			.callsTool("lookup", "{}")
+			.answers("Done.");
+		Assistant assistant = AiServices.builder(Assistant.class)
+			.chatModel(model)
+			.toolProvider(IdempotentLangChain4jTools.toolProvider(others, this.tools))
+			.build();
+
+		assistant.chat("Open a ticket, then look PUMP-3 up");
+
+		assertThat(this.tools.tickets()).isEqualTo(1);
+		List<String> read = model.toolResultsRead();
+		assertThat(read).hasSize(3);
+		assertThat(JSON.readTree(read.get(1)).get("kind").asString()).isEqualTo("replayed");
+		assertThat(read.get(2)).isEqualTo("a pump");
 	}
 
 	@Test

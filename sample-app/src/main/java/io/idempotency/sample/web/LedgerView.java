@@ -16,7 +16,7 @@ import org.springframework.stereotype.Component;
 public class LedgerView {
 
 	/**
-	 * A ledger row, as the README's table of columns describes it.
+	 * A ledger row, as the guide's table of columns (docs/ledger-and-databases.md) describes it.
 	 *
 	 * @param reconciled settled by the reconciler, not by the call itself
 	 */
