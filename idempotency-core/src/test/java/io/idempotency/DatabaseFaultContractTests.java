@@ -3,6 +3,7 @@ package io.idempotency;
 import io.idempotency.advice.IdempotentToolRegistry;
 import io.idempotency.reconcile.Reconciler;
 import io.idempotency.reconcile.ReconcilerSettings;
+import java.sql.SQLTransactionRollbackException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -337,6 +338,163 @@ abstract class DatabaseFaultContractTests {
 		assertThat(inRun("deadlock-1", () -> this.tools.placeOrder("widget"))).isEqualTo(reference);
 		assertThat(effects(key("place_order", "deadlock-1"))).isEqualTo(1);
 		assertThat(this.tools.violations()).isEmpty();
+	}
+
+	@Test
+	void aSerializationFailureAtAnyStatementOfTheLedgersIsRunAgainAndTheCallRunsOnce() {
+		int trials = 0;
+		for (int step = 1;; step++) {
+			String run = "serial-executed-" + step;
+			IdempotencyKey key = key("place_order", run);
+			this.faulty.serializationFailureAt(step);
+			Outcome first = attempt(run, () -> this.tools.placeOrder("widget"));
+			boolean reached = this.faulty.steps() >= step;
+			boolean injected = this.faulty.serializationFailed();
+			boolean toolsOwn = injected && isToolsOwnEffect(this.faulty.trace(), step);
+			this.faulty.heal();
+			if (toolsOwn) {
+				// The tool's own statement failed: its own failure, settled as the tool's failures are.
+				assertThat(first.failure()).as("step %s", step).isNotNull()
+					.isNotInstanceOf(LedgerUnavailableException.class)
+					.hasRootCauseInstanceOf(SQLTransactionRollbackException.class);
+				settleByTheReconciler(key);
+				assertThat(this.ledger.find(key).orElseThrow().status()).isEqualTo(LedgerStatus.FAILED);
+				assertThat(attempt(run, () -> this.tools.placeOrder("widget")).failure())
+					.isInstanceOf(PreviousAttemptFailedException.class);
+				assertThat(effects(key)).isZero();
+			}
+			else {
+				assertThat(first.failure()).as("step %s of %s", step, this.faulty.trace()).isNull();
+				assertThat(first.value()).isEqualTo(key.externalReference("o"));
+				assertThat(this.ledger.find(key).orElseThrow().status()).isEqualTo(LedgerStatus.SUCCEEDED);
+				assertThat(inRun(run, () -> this.tools.placeOrder("widget"))).isEqualTo(key.externalReference("o"));
+				assertThat(effects(key)).isEqualTo(1);
+			}
+			if (!reached) {
+				break;
+			}
+			trials += injected ? 1 : 0;
+		}
+		assertThat(this.tools.violations()).isEmpty();
+		logger.info("faults.serialization.executed database={} trials={}", getClass().getSimpleName(), trials);
+		assertThat(trials).isGreaterThanOrEqualTo(3);
+	}
+
+	@Test
+	void aSerializationFailureAtAnyStatementOfATransactionalCallRunsItsWholeTransactionAgain() {
+		int trials = 0;
+		for (int step = 1;; step++) {
+			String run = "serial-tx-" + step;
+			IdempotencyKey key = key("place_order_in_transaction", run);
+			this.faulty.serializationFailureAt(step);
+			Outcome first = attempt(run, () -> this.tools.placeOrderInTransaction("widget"));
+			boolean reached = this.faulty.steps() >= step;
+			boolean injected = this.faulty.serializationFailed();
+			this.faulty.heal();
+			assertThat(first.failure()).as("step %s", step).isNull();
+			assertThat(first.value()).isEqualTo(key.externalReference("o"));
+			assertThat(effects(key)).isEqualTo(1);
+			assertThat(this.ledger.find(key).orElseThrow().status()).isEqualTo(LedgerStatus.SUCCEEDED);
+			assertThat(inRun(run, () -> this.tools.placeOrderInTransaction("widget"))).isEqualTo(key.externalReference("o"));
+			assertThat(effects(key)).isEqualTo(1);
+			if (!reached) {
+				break;
+			}
+			trials += injected ? 1 : 0;
+		}
+		logger.info("faults.serialization.transactional database={} trials={}", getClass().getSimpleName(), trials);
+		assertThat(trials).isGreaterThanOrEqualTo(3);
+	}
+
+	@Test
+	void aSerializationFailureAtAnyStatementOfAReplayIsRunAgainAndAnswersFromTheRow() {
+		int trials = 0;
+		for (int step = 1;; step++) {
+			String run = "serial-replay-" + step;
+			String reference = inRun(run, () -> this.tools.placeOrder("widget"));
+			this.faulty.serializationFailureAt(step);
+			Outcome repeat = attempt(run, () -> this.tools.placeOrder("widget"));
+			boolean reached = this.faulty.steps() >= step;
+			boolean injected = this.faulty.serializationFailed();
+			this.faulty.heal();
+			assertThat(repeat.failure()).as("step %s", step).isNull();
+			assertThat(repeat.value()).isEqualTo(reference);
+			assertThat(effects(key("place_order", run))).isEqualTo(1);
+			if (!reached) {
+				break;
+			}
+			trials += injected ? 1 : 0;
+		}
+		logger.info("faults.serialization.replay database={} trials={}", getClass().getSimpleName(), trials);
+		assertThat(trials).isGreaterThanOrEqualTo(1);
+	}
+
+	@Test
+	void aSerializationFailureAtAnyStatementOfAReconcilePassNeverFailsThePassNorResolvesARowWrongly() {
+		int trials = 0;
+		for (int step = 1;; step++) {
+			String run = "serial-reconcile-" + step;
+			IdempotencyKey happened = crashedCall(run, "took-effect", true);
+			IdempotencyKey didNot = crashedCall(run, "did-not", false);
+			this.faulty.serializationFailureAt(step);
+			Outcome pass = attempt(run, this.reconciler::reconcile);
+			boolean reached = this.faulty.steps() >= step;
+			boolean injected = this.faulty.serializationFailed();
+			this.faulty.heal();
+			assertThat(pass.failure()).as("step %s", step).isNull();
+			settleByTheReconciler(happened);
+			settleByTheReconciler(didNot);
+			assertThat(this.ledger.find(happened).orElseThrow().status()).isEqualTo(LedgerStatus.SUCCEEDED);
+			assertThat(this.ledger.find(didNot).orElseThrow().status()).isEqualTo(LedgerStatus.FAILED);
+			assertThat(effects(happened)).isEqualTo(1);
+			assertThat(effects(didNot)).isZero();
+			if (!reached) {
+				break;
+			}
+			trials += injected ? 1 : 0;
+		}
+		logger.info("faults.serialization.reconcile database={} trials={}", getClass().getSimpleName(), trials);
+		assertThat(trials).isGreaterThanOrEqualTo(2);
+	}
+
+	@Test
+	void aClaimThatKeepsFailingToSerializeRunsNothingAndIsRefusedAsTheLedgerUnavailable() {
+		this.faulty.serializationFailure("INSERT", Integer.MAX_VALUE);
+		assertThatThrownBy(() -> inRun("serial-always", () -> this.tools.placeOrder("widget")))
+			.isInstanceOf(LedgerUnavailableException.class);
+		assertThatThrownBy(() -> inRun("serial-always", () -> this.tools.placeOrderInTransaction("widget")))
+			.isInstanceOf(LedgerUnavailableException.class);
+		this.faulty.heal();
+		assertThat(effects(key("place_order", "serial-always"))).isZero();
+		assertThat(effects(key("place_order_in_transaction", "serial-always"))).isZero();
+		assertThat(this.ledger.find(key("place_order", "serial-always"))).isEmpty();
+		assertThat(this.ledger.find(key("place_order_in_transaction", "serial-always"))).isEmpty();
+	}
+
+	@Test
+	void anOutcomeWriteThatFailsToSerializeIsWrittenAgainAndOneThatKeepsFailingIsLeftToTheReconciler() {
+		this.faulty.serializationFailure("SET status", 2);
+		assertThat(inRun("serial-outcome-1", () -> this.tools.placeOrder("widget")))
+			.isEqualTo(key("place_order", "serial-outcome-1").externalReference("o"));
+		assertThat(this.ledger.find(key("place_order", "serial-outcome-1")).orElseThrow().status())
+			.isEqualTo(LedgerStatus.SUCCEEDED);
+
+		this.faulty.serializationFailure("SET status", Integer.MAX_VALUE);
+		IdempotencyKey key = key("place_order", "serial-outcome-2");
+		assertThat(inRun("serial-outcome-2", () -> this.tools.placeOrder("widget"))).isEqualTo(key.externalReference("o"));
+		assertThat(this.ledger.find(key).orElseThrow().status()).isEqualTo(LedgerStatus.ATTEMPTING);
+		this.faulty.heal();
+		settleByTheReconciler(key);
+		assertThat(this.ledger.find(key).orElseThrow().status()).isEqualTo(LedgerStatus.SUCCEEDED);
+		assertThat(inRun("serial-outcome-2", () -> this.tools.placeOrder("widget"))).isEqualTo(key.externalReference("o"));
+		assertThat(effects(key)).isEqualTo(1);
+	}
+
+	/** Whether the step is the tool's own effect: its insert, or the commit of its transaction. */
+	private static boolean isToolsOwnEffect(List<String> trace, int step) {
+		String what = trace.get(step - 1);
+		return what.contains(FaultTools.EFFECTS)
+				|| (what.equals("commit") && step >= 2 && trace.get(step - 2).contains(FaultTools.EFFECTS));
 	}
 
 	@Test

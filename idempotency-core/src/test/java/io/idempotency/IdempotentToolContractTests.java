@@ -541,6 +541,23 @@ abstract class IdempotentToolContractTests {
 	}
 
 	@Test
+	void concurrentCallsInsideSerializableCallersTransactionsAreEachRefusedBeforeAnythingRunsOrConflicts()
+			throws Exception {
+		TransactionTemplate serializable = new TransactionTemplate(this.context.getBean(PlatformTransactionManager.class));
+		serializable.setIsolationLevel(TransactionDefinition.ISOLATION_SERIALIZABLE);
+
+		List<Object> answers = concurrently(8, 10,
+				(runId) -> serializable.execute((status) -> this.tools.recordNote("Henderson", false)));
+
+		assertThat(answers).hasSize(80).allSatisfy((answer) -> assertThat(answer)
+			.isInstanceOfSatisfying(IllegalStateException.class, (refused) -> assertThat(refused)
+				.hasMessageContaining("transaction at SERIALIZABLE")
+				.hasMessageContaining("Nothing was executed")));
+		assertThat(this.tools.quotes()).isZero();
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + LEDGER_TABLE, Integer.class)).isZero();
+	}
+
+	@Test
 	void aTransactionalToolJoinsACallersTransactionAtReadCommitted() {
 		TransactionTemplate readCommitted = new TransactionTemplate(
 				this.context.getBean(PlatformTransactionManager.class));

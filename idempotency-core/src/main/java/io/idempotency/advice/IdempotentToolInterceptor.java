@@ -18,6 +18,7 @@ import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.key.InvalidArgumentsException;
 import io.idempotency.ledger.Claim;
 import io.idempotency.ledger.ClaimRequest;
+import io.idempotency.ledger.DatabaseErrors;
 import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.LedgerStatus;
 import io.idempotency.run.Run;
@@ -189,6 +190,10 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 				// The ledger made the claim again, and it lost every time: nothing was claimed, nothing runs.
 				throw this.reports.ledgerUnavailable(tool, request, ex);
 			}
+			if (DatabaseErrors.isSerializationFailure(ex)) {
+				// The whole transaction was rolled back: TransactionalCalls runs it again.
+				throw ex;
+			}
 			// Callers of a transactional tool wait on the winner's uncommitted row: contention, not failure.
 			throw new TransactionalCalls.ClaimContended(ex);
 		}
@@ -204,6 +209,10 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			result = invocation.proceed();
 		}
 		catch (Throwable failure) {
+			if (tool.transactional() && DatabaseErrors.isSerializationFailure(failure)) {
+				// Nothing of the call is committed, and TransactionalCalls runs its transaction again.
+				throw failure;
+			}
 			LedgerStatus outcome = this.failures.classify(failure, tool);
 			if (!tool.transactional()) {
 				this.outcomes.recordFailure(ledger, tool, request, failure, outcome);

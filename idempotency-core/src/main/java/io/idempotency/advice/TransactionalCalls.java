@@ -6,6 +6,7 @@ import io.idempotency.ToolResult;
 import io.idempotency.LedgerUnavailableException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.concurrent.ThreadLocalRandom;
 
 import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.ledger.CallLedger;
@@ -33,6 +34,12 @@ final class TransactionalCalls {
 
 	/** How often a transactional call claims anew after a deadlock among identical callers. */
 	private static final int CLAIM_ATTEMPTS = 3;
+
+	/** How often a transactional call runs in all while its transaction fails with serialization failures. */
+	private static final int SERIALIZATION_ATTEMPTS = 5;
+
+	/** The unit of the back-off between those runs, in milliseconds. */
+	private static final long SERIALIZATION_BACKOFF_MILLIS = 10;
 
 	private final JdbcLedger ledger;
 
@@ -101,6 +108,7 @@ final class TransactionalCalls {
 			checkCallersIsolation(tool, callers);
 		}
 		CallLedger joined = this.ledger.inCallersTransaction();
+		int serializationFailures = 0;
 		for (int attempt = 1;; attempt++) {
 			try {
 				return this.transactions.execute((status) -> {
@@ -116,20 +124,16 @@ final class TransactionalCalls {
 				});
 			}
 			catch (CheckedFailure ex) {
-				throw ex.getCause();
+				if (!DatabaseErrors.isSerializationFailure(ex.getCause())) {
+					throw ex.getCause();
+				}
+				// A checked failure is an Exception: RuntimeExceptions and Errors are not wrapped.
+				runAgainAfterSerializationFailure(tool, request, (Exception) ex.getCause(), joinsCallersTransaction,
+						++serializationFailures);
 			}
 			catch (CannotCreateTransactionException ex) {
 				// No connection for the transaction: nothing was claimed, nothing ran.
 				throw this.reports.ledgerUnavailable(tool, request, ex);
-			}
-			catch (TransactionSystemException ex) {
-				// A claim that failed on a lost connection, whose rollback then failed too: the claim's failure is
-				// the answer (the server rolls back what a lost connection had not committed).
-				if (ex.getApplicationException() instanceof LedgerUnavailableException unavailable) {
-					unavailable.addSuppressed(ex);
-					throw unavailable;
-				}
-				throw ex;
 			}
 			catch (ClaimContended ex) {
 				// A deadlock among callers that waited on a winner which rolled back: the key may be free again,
@@ -145,6 +149,43 @@ final class TransactionalCalls {
 					throw new ToolCallInProgressException(tool.name(), null);
 				}
 			}
+			catch (RuntimeException ex) {
+				if (DatabaseErrors.isSerializationFailure(ex)) {
+					runAgainAfterSerializationFailure(tool, request, ex, joinsCallersTransaction, ++serializationFailures);
+					continue;
+				}
+				// A claim that failed on a lost connection, whose rollback then failed too: the claim's failure is
+				// the answer (the server rolls back what a lost connection had not committed).
+				if (ex instanceof TransactionSystemException system
+						&& system.getApplicationException() instanceof LedgerUnavailableException unavailable) {
+					unavailable.addSuppressed(ex);
+					throw unavailable;
+				}
+				throw ex;
+			}
+		}
+	}
+
+	/**
+	 * After a serialization failure, the database rolled the call's whole transaction back, claim, effect and
+	 * outcome: nothing of it happened, so it runs again, after a short random pause that grows with each
+	 * attempt. One that keeps failing is refused as the ledger's unavailability. A call in a caller's
+	 * transaction cannot run again: that transaction is rolled back, and its owner runs it again.
+	 */
+	private void runAgainAfterSerializationFailure(ToolDescriptor tool, ClaimRequest request, Exception failure,
+			boolean joinsCallersTransaction, int failures) throws Exception {
+		if (joinsCallersTransaction) {
+			throw failure;
+		}
+		if (failures >= SERIALIZATION_ATTEMPTS) {
+			throw this.reports.ledgerUnavailable(tool, request, failure);
+		}
+		try {
+			Thread.sleep(ThreadLocalRandom.current().nextLong(1, failures * SERIALIZATION_BACKOFF_MILLIS + 1));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw this.reports.ledgerUnavailable(tool, request, failure);
 		}
 	}
 

@@ -28,6 +28,16 @@ public final class DatabaseErrors {
 	/** PostgreSQL: deadlock detected. */
 	private static final String DEADLOCK_DETECTED = "40P01";
 
+	/**
+	 * A serialization failure (PostgreSQL, YugabyteDB, CockroachDB and the SQL standard): the transaction was
+	 * rolled back whole because it conflicted with a concurrent one, and may be run again. MySQL's, MariaDB's and
+	 * H2's deadlocks carry the same SQL state with their own codes, and are deadlocks.
+	 */
+	private static final String SERIALIZATION_FAILURE = "40001";
+
+	/** TiDB: write conflict (9007), reported with SQL state {@code HY000}. */
+	private static final Set<Integer> WRITE_CONFLICT_CODES = Set.of(9007);
+
 	/** Client classes that refuse a statement larger than the server's {@code max_allowed_packet}. */
 	private static final Set<String> PACKET_TOO_LARGE = Set.of("org.mariadb.jdbc.export.MaxAllowedPacketException",
 			"com.mysql.cj.jdbc.exceptions.PacketTooBigException");
@@ -59,6 +69,26 @@ public final class DatabaseErrors {
 		return false;
 	}
 
+	/**
+	 * Whether the failure, or one of its causes, is a serialization failure: the database rolled the whole
+	 * transaction back because of a concurrent one, and asks the client to run it again (SQL state {@code 40001}
+	 * other than a deadlock's, TiDB's write conflict). Distributed SQL engines raise it as a normal outcome of
+	 * concurrency; PostgreSQL does above READ COMMITTED.
+	 */
+	public static boolean isSerializationFailure(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			if (cause instanceof SQLException sql && isSerializationFailure(sql)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static boolean isSerializationFailure(SQLException ex) {
+		return (SERIALIZATION_FAILURE.equals(ex.getSQLState()) && !isDeadlock(ex))
+				|| WRITE_CONFLICT_CODES.contains(ex.getErrorCode());
+	}
+
 	/** Whether the failure, or one of its causes, is a lock wait that timed out: the lock's holder still runs. */
 	public static boolean isLockWaitTimeout(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
@@ -79,7 +109,8 @@ public final class DatabaseErrors {
 
 	/**
 	 * The ledger's translation of SQL errors: lock conflicts by their codes first ({@link CannotAcquireLockException}
-	 * for a lock wait that timed out, {@link PessimisticLockingFailureException} for a deadlock), everything
+	 * for a lock wait that timed out, {@link PessimisticLockingFailureException} for a deadlock or a serialization
+	 * failure), everything
 	 * else as the fallback translates it.
 	 */
 	static SQLExceptionTranslator translator(SQLExceptionTranslator fallback) {
@@ -91,6 +122,10 @@ public final class DatabaseErrors {
 					}
 					if (isDeadlock(found)) {
 						return new PessimisticLockingFailureException(task + "; deadlock [" + found.getMessage() + "]", ex);
+					}
+					if (isSerializationFailure(found)) {
+						return new PessimisticLockingFailureException(
+								task + "; serialization failure [" + found.getMessage() + "]", ex);
 					}
 				}
 			}

@@ -2,6 +2,7 @@ package io.idempotency.ledger;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -24,6 +25,12 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 final class OwnTransactions {
 
+	/** How often the ledger's work runs in all while the database fails it with serialization failures. */
+	static final int SERIALIZATION_ATTEMPTS = 5;
+
+	/** The unit of the back-off between attempts after a serialization failure, in milliseconds. */
+	private static final long SERIALIZATION_BACKOFF_MILLIS = 10;
+
 	private final DataSource dataSource;
 
 	private final JdbcTemplate jdbc;
@@ -38,14 +45,20 @@ final class OwnTransactions {
 		this.ownTransaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
 	}
 
-	/** Work in a new transaction of the ledger's own, at READ COMMITTED, the caller's suspended. */
+	/**
+	 * Work in a new transaction of the ledger's own, at READ COMMITTED, the caller's suspended; run again, whole,
+	 * after a serialization failure.
+	 */
 	<T> T execute(TransactionCallback<T> work) {
-		return this.ownTransaction.execute(work);
+		return retryingSerializationFailures(() -> this.ownTransaction.execute(work));
 	}
 
 	/** As {@link #execute}, for work without a result. */
 	void executeWithoutResult(Consumer<TransactionStatus> work) {
-		this.ownTransaction.executeWithoutResult(work);
+		retryingSerializationFailures(() -> {
+			this.ownTransaction.executeWithoutResult(work);
+			return null;
+		});
 	}
 
 	/**
@@ -56,11 +69,45 @@ final class OwnTransactions {
 	 * transaction, they run in a new transaction of their own, with the caller's suspended.
 	 */
 	<T> T committed(Supplier<T> statements) {
-		if (TransactionSynchronizationManager.isSynchronizationActive()
-				|| TransactionSynchronizationManager.hasResource(this.dataSource)) {
-			return inOwnTransaction(statements);
+		return retryingSerializationFailures(() -> {
+			if (TransactionSynchronizationManager.isSynchronizationActive()
+					|| TransactionSynchronizationManager.hasResource(this.dataSource)) {
+				return inOwnTransaction(statements);
+			}
+			return onOwnConnection(statements);
+		});
+	}
+
+	/**
+	 * Runs the ledger's work again after a serialization failure (the database rolled its transaction back
+	 * because of a concurrent one, and asks for it to be run again: distributed SQL engines do as a normal
+	 * outcome of concurrency), a few times, each after a short random pause that grows with each attempt; then
+	 * the failure is the caller's. The ledger's work is one statement, or one transaction, so running it again
+	 * repeats nothing that was committed.
+	 */
+	static <T> T retryingSerializationFailures(Supplier<T> work) {
+		for (int attempt = 1;; attempt++) {
+			try {
+				return work.get();
+			}
+			catch (RuntimeException ex) {
+				if (attempt >= SERIALIZATION_ATTEMPTS || !DatabaseErrors.isSerializationFailure(ex)) {
+					throw ex;
+				}
+				pauseAfterSerializationFailure(attempt, ex);
+			}
 		}
-		return onOwnConnection(statements);
+	}
+
+	/** A pause of a random length up to {@code attempt} times the back-off unit, so that conflicting work spreads. */
+	static void pauseAfterSerializationFailure(int attempt, RuntimeException failure) {
+		try {
+			Thread.sleep(ThreadLocalRandom.current().nextLong(1, attempt * SERIALIZATION_BACKOFF_MILLIS + 1));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw failure;
+		}
 	}
 
 	private <T> T inOwnTransaction(Supplier<T> statements) {

@@ -22,6 +22,9 @@ import javax.sql.DataSource;
  * answer is lost. Either way the connection is dead from then on: work it had not committed is rolled back
  * on the server, as a server does when its client goes away, and every later use of it fails, as a
  * driver's does. Pooled connections underneath stay healthy, so the next connection taken works.
+ *
+ * <p>It also makes statements lose lock conflicts, as a database does to a transaction it rolls back and the
+ * client may run again: deadlocks and serialization failures. The connection stays usable then.
  */
 public final class FaultyDataSource extends WrappingDataSource {
 
@@ -53,6 +56,14 @@ public final class FaultyDataSource extends WrappingDataSource {
 
 	private final AtomicInteger deadlocksLeft = new AtomicInteger();
 
+	private volatile int serializationFailureAt = -1;
+
+	private volatile boolean serializationFailed;
+
+	private volatile String serializationFailureOn;
+
+	private final AtomicInteger serializationFailuresLeft = new AtomicInteger();
+
 	public FaultyDataSource(DataSource target) {
 		super(target);
 	}
@@ -72,6 +83,35 @@ public final class FaultyDataSource extends WrappingDataSource {
 		reset();
 		this.away = false;
 		this.deadlocksLeft.set(0);
+		this.serializationFailuresLeft.set(0);
+	}
+
+	/**
+	 * The given step (1 is the first step after this call), if it is a statement or a commit, fails with a
+	 * serialization failure, as PostgreSQL, YugabyteDB and CockroachDB report one (SQL state 40001, code 0): it
+	 * does not reach the server, the transaction it ran in is rolled back (a commit rolls back instead), and the
+	 * connection stays usable. Counts anew.
+	 */
+	public void serializationFailureAt(int step) {
+		if (step < 1) {
+			throw new IllegalArgumentException("Steps count from 1, not " + step);
+		}
+		reset();
+		this.serializationFailureAt = step;
+	}
+
+	/** Whether the step given to {@link #serializationFailureAt} failed since. */
+	public boolean serializationFailed() {
+		return this.serializationFailed;
+	}
+
+	/**
+	 * As {@link #serializationFailureAt}, for the next statements (or commits, with the fragment "commit")
+	 * whose text holds the fragment (ignoring case), that many in a row.
+	 */
+	public void serializationFailure(String sqlFragment, int times) {
+		this.serializationFailureOn = sqlFragment.toLowerCase(Locale.ROOT);
+		this.serializationFailuresLeft.set(times);
 	}
 
 	/**
@@ -111,6 +151,8 @@ public final class FaultyDataSource extends WrappingDataSource {
 
 	private void reset() {
 		this.failAt = -1;
+		this.serializationFailureAt = -1;
+		this.serializationFailed = false;
 		this.steps.set(0);
 		this.trace.clear();
 	}
@@ -196,7 +238,16 @@ public final class FaultyDataSource extends WrappingDataSource {
 			throw new SQLTransactionRollbackException(
 					"Injected fault: deadlock found when trying to get lock; try restarting transaction", "40001", 1213);
 		}
+		String onText = this.serializationFailureOn;
+		if (onText != null && what != null && what.toLowerCase(Locale.ROOT).contains(onText)
+				&& this.serializationFailuresLeft.getAndUpdate((left) -> Math.max(left - 1, 0)) > 0) {
+			throw serializationFailure(connection, what);
+		}
 		When fault = step(what, null);
+		if (this.steps.get() == this.serializationFailureAt) {
+			this.serializationFailed = true;
+			throw serializationFailure(connection, what);
+		}
 		if (fault == null) {
 			return step.invoke();
 		}
@@ -210,6 +261,16 @@ public final class FaultyDataSource extends WrappingDataSource {
 		}
 		throw lost("step " + this.steps.get() + " (" + what + "), "
 				+ ((fault == When.BEFORE) ? "before it reached the database" : "after it took effect"));
+	}
+
+	/** The transaction is rolled back, as the server does to a serialization failure's; the connection lives. */
+	private static SQLTransactionRollbackException serializationFailure(Connection connection, String what)
+			throws SQLException {
+		if (!connection.getAutoCommit()) {
+			connection.rollback();
+		}
+		return new SQLTransactionRollbackException("Injected fault: could not serialize access due to concurrent"
+				+ " update (" + what + ")", "40001", 0);
 	}
 
 	@FunctionalInterface

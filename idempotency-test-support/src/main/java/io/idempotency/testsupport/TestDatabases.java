@@ -16,8 +16,10 @@ import org.opentest4j.TestAbortedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.YugabyteDBYSQLContainer;
 import org.testcontainers.mariadb.MariaDBContainer;
 import org.testcontainers.postgresql.PostgreSQLContainer;
+import org.testcontainers.utility.DockerImageName;
 
 /**
  * The one place where tests find a real database. No test names a URL; each asks for a
@@ -35,7 +37,8 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
  * database's tests skipped, with the reason; when the environment variable {@code CI} is set they fail
  * instead, so that CI never passes by skipping.
  *
- * <p>H2 needs no server: each call gives a new, empty in-memory database.
+ * <p>H2 needs no server: each call gives a new, empty in-memory database. YugabyteDB has no embedded server:
+ * {@link #yugabyteDb()} connects to one named in the environment or runs one where Docker is available.
  */
 public final class TestDatabases {
 
@@ -157,6 +160,55 @@ public final class TestDatabases {
 					+ " (for example jdbc:postgresql://127.0.0.1:5432/test?user=postgres) or run a Docker engine;"
 					+ " the embedded PostgreSQL did not start: " + ex, ex);
 		}
+	}
+
+	/**
+	 * The environment variable that names a running YugabyteDB's JDBC URL (its YSQL API, on PostgreSQL's
+	 * protocol), for example {@code jdbc:postgresql://127.0.0.1:5433/yugabyte?user=yugabyte}.
+	 */
+	public static final String YUGABYTEDB_URL_VARIABLE = "IDEMPOTENCY_TEST_YUGABYTEDB_URL";
+
+	/** The image of the YugabyteDB container, unless {@code IDEMPOTENCY_TEST_YUGABYTEDB_IMAGE} names another. */
+	static final String YUGABYTEDB_IMAGE = "yugabytedb/yugabyte:2.14.4.0-b26";
+
+	private static DataSource yugabyteDb;
+
+	/**
+	 * Whether a YugabyteDB can be had: a server named by {@value #YUGABYTEDB_URL_VARIABLE}, or a Docker engine
+	 * to run one in. Unlike the other databases it has no embedded server, so without either its tests are
+	 * skipped, with the reason, in CI too: they run where Docker is available.
+	 */
+	public static boolean yugabyteDbAvailable() {
+		String url = System.getenv(YUGABYTEDB_URL_VARIABLE);
+		return (url != null && !url.isBlank()) || (dockerConfigured() && dockerAvailable());
+	}
+
+	/**
+	 * A pooled data source on YugabyteDB: the server named by {@value #YUGABYTEDB_URL_VARIABLE}, else a
+	 * Testcontainers container, started on first use and shared for the whole test JVM.
+	 * @throws TestAbortedException if there is neither
+	 */
+	@SuppressWarnings("resource")
+	public static synchronized DataSource yugabyteDb() {
+		if (yugabyteDb != null) {
+			return yugabyteDb;
+		}
+		String url = System.getenv(YUGABYTEDB_URL_VARIABLE);
+		if (url != null && !url.isBlank()) {
+			logger.info("YugabyteDB for tests: {} from {}", url, YUGABYTEDB_URL_VARIABLE);
+			yugabyteDb = pooled(url, null, null);
+			return yugabyteDb;
+		}
+		if (!dockerConfigured() || !dockerAvailable()) {
+			throw new TestAbortedException("No YugabyteDB for tests: it runs in a Docker container, and no Docker engine"
+					+ " answers here; set " + YUGABYTEDB_URL_VARIABLE + " to use a running server");
+		}
+		String image = System.getenv().getOrDefault("IDEMPOTENCY_TEST_YUGABYTEDB_IMAGE", YUGABYTEDB_IMAGE);
+		YugabyteDBYSQLContainer container = new YugabyteDBYSQLContainer(DockerImageName.parse(image));
+		container.start();
+		logger.info("YugabyteDB for tests: Testcontainers at {}", container.getJdbcUrl());
+		yugabyteDb = pooled(container.getJdbcUrl(), container.getUsername(), container.getPassword());
+		return yugabyteDb;
 	}
 
 	static DataSource pooled(String url, String username, String password) {
