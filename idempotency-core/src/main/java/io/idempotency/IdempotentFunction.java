@@ -1,5 +1,6 @@
 package io.idempotency;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -48,6 +49,8 @@ public final class IdempotentFunction<T> {
 
 	private final List<Class<? extends Throwable>> failedOn;
 
+	private final Duration waitForRunning;
+
 	private IdempotentFunction(Builder<T> builder) {
 		this.name = builder.name;
 		this.resultType = builder.resultType;
@@ -56,6 +59,7 @@ public final class IdempotentFunction<T> {
 		this.sensitive = Set.copyOf(builder.sensitive);
 		this.unknownOn = List.copyOf(builder.unknownOn);
 		this.failedOn = List.copyOf(builder.failedOn);
+		this.waitForRunning = builder.waitForRunning;
 	}
 
 	/**
@@ -114,6 +118,11 @@ public final class IdempotentFunction<T> {
 		return this.failedOn;
 	}
 
+	/** How long a repeat that finds the call still running waits for its outcome; zero for no wait. */
+	public Duration waitForRunning() {
+		return this.waitForRunning;
+	}
+
 	@Override
 	public String toString() {
 		return "IdempotentFunction[" + this.name + "]";
@@ -162,6 +171,8 @@ public final class IdempotentFunction<T> {
 
 		private final List<Class<? extends Throwable>> failedOn = new java.util.ArrayList<>();
 
+		private Duration waitForRunning = Duration.ZERO;
+
 		private Builder(String name, ResolvableType resultType) {
 			this.name = name;
 			this.resultType = resultType;
@@ -204,6 +215,20 @@ public final class IdempotentFunction<T> {
 		@SafeVarargs
 		public final Builder<T> failedOn(Class<? extends Throwable>... types) {
 			this.failedOn.addAll(Arrays.asList(Objects.requireNonNull(types, "types")));
+			return this;
+		}
+
+		/**
+		 * How long a repeat that finds the call still running waits for its outcome, as
+		 * {@link io.idempotency.IdempotentTool#waitForRunning()}; zero (the default) for no wait.
+		 */
+		public Builder<T> waitForRunning(Duration bound) {
+			Objects.requireNonNull(bound, "bound");
+			if (bound.isNegative()) {
+				throw new IllegalArgumentException("Function '" + this.name + "': waitForRunning must not be negative,"
+						+ " but was " + bound);
+			}
+			this.waitForRunning = bound;
 			return this;
 		}
 

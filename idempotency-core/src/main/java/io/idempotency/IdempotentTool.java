@@ -97,4 +97,15 @@ public @interface IdempotentTool {
 	 */
 	String[] sensitive() default {};
 
+	/**
+	 * How long a repeat that finds the call still running (a twin made at the same moment, such as a model's
+	 * two identical calls executed in parallel) waits for its outcome before it answers: then it is answered
+	 * as a replay of the call's result, or told that it failed, instead of that it is in progress. Past the
+	 * bound, or when the outcome is unknown, the answer stays "in progress". The wait polls the ledger, with a
+	 * growing pause, and holds no connection or lock while it pauses. A duration as {@code "2s"},
+	 * {@code "500ms"}, {@code "1m"} or ISO-8601 ({@code "PT2S"}); empty (the default) for no wait. Not for a
+	 * {@link #transactional()} tool, whose repeats wait on the running call's uncommitted claim already.
+	 */
+	String waitForRunning() default "";
+
 }

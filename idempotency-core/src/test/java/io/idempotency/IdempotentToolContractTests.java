@@ -448,6 +448,104 @@ abstract class IdempotentToolContractTests {
 	}
 
 	@Test
+	void concurrentTwinsOfAToolThatWaitsForItsRunningCallGetOneExecutionAndItsOutcomeNeverInProgress()
+			throws Exception {
+		int threads = 16;
+		int rounds = 6;
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			for (int round = 0; round < rounds; round++) {
+				String runId = "twins-" + round;
+				boolean fails = round % 3 == 2;
+				IdempotencyKey key = IdempotencyKeys.derive("twin_quote",
+						Map.of("accountName", "Henderson", "fail", fails), runId);
+				QuoteTools.twinRelease = new java.util.concurrent.CountDownLatch(1);
+				CyclicBarrier start = new CyclicBarrier(threads);
+				List<Future<Object>> answers = new ArrayList<>();
+				for (int t = 0; t < threads; t++) {
+					answers.add(pool.submit((Callable<Object>) () -> {
+						start.await();
+						try {
+							return inRun(runId, "rep-1", () -> {
+								try {
+									return this.tools.twinQuote("Henderson", fails);
+								}
+								catch (InterruptedException ex) {
+									throw new IllegalStateException(ex);
+								}
+							});
+						}
+						catch (RuntimeException ex) {
+							return ex;
+						}
+					}));
+				}
+				// Every repeat has found the call running (each counted as a replay) before it may settle.
+				await().atMost(Duration.ofSeconds(30)).until(() -> {
+					this.ledger.flushReplayCounts();
+					return this.ledger.find(key).map(LedgerEntry::replayCount).orElse(0) >= threads - 1;
+				});
+				QuoteTools.twinRelease.countDown();
+				List<Object> results = new ArrayList<>();
+				for (Future<Object> answer : answers) {
+					results.add(answer.get(60, java.util.concurrent.TimeUnit.SECONDS));
+				}
+
+				assertThat(results).as("round %s", round).noneMatch(ToolCallInProgressException.class::isInstance);
+				if (fails) {
+					assertThat(results).filteredOn(IllegalArgumentException.class::isInstance).hasSize(1);
+					assertThat(results).filteredOn(PreviousAttemptFailedException.class::isInstance).hasSize(threads - 1);
+				}
+				else {
+					assertThat(results).allSatisfy((result) -> assertThat(result).isInstanceOf(Quote.class));
+					assertThat(results.stream().distinct()).as("one quote, the executed call's").hasSize(1);
+				}
+			}
+			assertThat(this.tools.quotes()).isEqualTo(4);
+		}
+		finally {
+			QuoteTools.twinRelease.countDown();
+			pool.shutdownNow();
+		}
+	}
+
+	@Test
+	void aRepeatThatWaitsPastItsBoundIsToldTheCallIsInProgressWhileTheCallStillRuns() throws Exception {
+		QuoteTools.impatientRelease = new java.util.concurrent.CountDownLatch(1);
+		ExecutorService first = Executors.newSingleThreadExecutor();
+		try {
+			IdempotencyKey key = IdempotencyKeys.derive("impatient_quote", Map.of("accountName", "Henderson"), "slow");
+			Future<Quote> running = first.submit(() -> inRun("slow", "rep-1", () -> {
+				try {
+					return this.tools.impatientQuote("Henderson");
+				}
+				catch (InterruptedException ex) {
+					throw new IllegalStateException(ex);
+				}
+			}));
+			await().atMost(Duration.ofSeconds(30)).until(() -> this.ledger.find(key).isPresent());
+
+			assertThatExceptionOfType(ToolCallInProgressException.class).isThrownBy(() -> inRun("slow", "rep-1", () -> {
+				try {
+					return this.tools.impatientQuote("Henderson");
+				}
+				catch (InterruptedException ex) {
+					throw new IllegalStateException(ex);
+				}
+			}));
+			assertThat(running).as("the repeat answered while the call still ran").isNotDone();
+
+			QuoteTools.impatientRelease.countDown();
+			assertThat(running.get(30, java.util.concurrent.TimeUnit.SECONDS).accountName()).isEqualTo("Henderson");
+			assertThat(this.tools.quotes()).isEqualTo(1);
+		}
+		finally {
+			QuoteTools.impatientRelease.countDown();
+			first.shutdownNow();
+		}
+	}
+
+	@Test
 	void aCallThatLosesALockWaitTimeoutToASlowTransactionalCallIsToldItIsInProgress() throws Exception {
 		com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
 		config.setDataSource(dataSource());

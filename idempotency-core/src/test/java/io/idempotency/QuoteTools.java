@@ -234,6 +234,33 @@ public class QuoteTools {
 		return quote;
 	}
 
+	/** Holds twin_quote's first call until the test has seen its repeats find it running. */
+	static volatile java.util.concurrent.CountDownLatch twinRelease = new java.util.concurrent.CountDownLatch(0);
+
+	/** A call whose repeats wait up to 30 seconds for its outcome; it fails, after its hold, when told to. */
+	@IdempotentTool(name = "twin_quote", reconcile = "findQuote", waitForRunning = "30s")
+	public Quote twinQuote(String accountName, boolean fail) throws InterruptedException {
+		if (!twinRelease.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+			throw new IllegalStateException("twin_quote was never released");
+		}
+		if (fail) {
+			throw new IllegalArgumentException("no such account: " + accountName);
+		}
+		return insert(accountName, "TWIN", 1);
+	}
+
+	/** Holds impatient_quote's call until the test releases it. */
+	static volatile java.util.concurrent.CountDownLatch impatientRelease = new java.util.concurrent.CountDownLatch(0);
+
+	/** A call whose repeats wait 100 ms at most for its outcome. */
+	@IdempotentTool(name = "impatient_quote", reconcile = "findQuote", waitForRunning = "100ms")
+	public Quote impatientQuote(String accountName) throws InterruptedException {
+		if (!impatientRelease.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+			throw new IllegalStateException("impatient_quote was never released");
+		}
+		return insert(accountName, "IMPATIENT", 1);
+	}
+
 	@Transactional
 	@IdempotentTool(name = "quote_in_transaction", reconcile = "findQuote")
 	public Quote quoteInTransaction(String accountName, boolean fail) {

@@ -79,6 +79,39 @@ class StartupChecksTest {
 			.withMessageContaining("did this happen?");
 	}
 
+	public static class BadWaits {
+
+		@IdempotentTool(name = "not_a_duration", reconcile = "find", waitForRunning = "two seconds")
+		public String notADuration(String issue) {
+			return issue;
+		}
+
+		@IdempotentTool(name = "waits_in_a_transaction", transactional = true, waitForRunning = "2s")
+		public String waitsInATransaction(String issue) {
+			return issue;
+		}
+
+		@IdempotentTool(name = "iso_wait", reconcile = "find", waitForRunning = "PT1.5S")
+		public String isoWait(String issue) {
+			return issue;
+		}
+
+		Reconciliation<String> find(IdempotencyKey key) {
+			return Reconciliation.notFound();
+		}
+
+	}
+
+	@Test
+	void aWaitForRunningCallsThatIsNoDurationOrIsOnATransactionalToolStopsTheStart() {
+		assertThatIllegalStateException().isThrownBy(() -> start(BadWaits.class))
+			.withMessageContaining("Tool 'not_a_duration' (StartupChecksTest.BadWaits.notADuration) has waitForRunning"
+					+ " \"two seconds\", which is not a duration")
+			.withMessageContaining("Tool 'waits_in_a_transaction' (StartupChecksTest.BadWaits.waitsInATransaction) is"
+					+ " transactional and has waitForRunning")
+			.withMessageNotContaining("iso_wait");
+	}
+
 	public static class BadReconcile {
 
 		@IdempotentTool(name = "wrong_result", reconcile = "findWrong")

@@ -200,6 +200,9 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		catch (DataAccessException | TransactionException ex) {
 			throw this.reports.ledgerUnavailable(tool, request, ex);
 		}
+		if (claim instanceof Claim.InProgress running && !tool.waitForRunning().isZero()) {
+			claim = RunningCallWait.awaitOutcome(ledger, running, tool.waitForRunning());
+		}
 		if (!(claim instanceof Claim.Won)) {
 			return this.repeats.answer(tool, claim, request);
 		}

@@ -7,6 +7,7 @@ import io.idempotency.IdempotentTool;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Parameter;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -14,6 +15,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.BaseStream;
 
 import io.idempotency.key.IdempotencyKey;
@@ -33,9 +36,11 @@ import org.springframework.util.ClassUtils;
  */
 record ToolDescriptor(Method method, String name, String toolCallName, boolean envelope, ResolvableType dataType, boolean returnsNothing,
 		Method reconcile, boolean transactional, List<Class<? extends Throwable>> unknownOn,
-		List<Class<? extends Throwable>> failedOn, Set<String> sensitive) {
+		List<Class<? extends Throwable>> failedOn, Set<String> sensitive, Duration waitForRunning) {
 
 	private static final String SPRING_AI_TOOL = "org.springframework.ai.tool.annotation.Tool";
+
+	private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
 
 	private static final String SPRING_AI_MCP_TOOL = "org.springframework.ai.mcp.annotation.McpTool";
 
@@ -69,9 +74,11 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 		if (!annotation.transactional()) {
 			reconcile = reconcileMethod(annotation.reconcile(), method, targetClass, dataType, sensitive, found);
 		}
+		Duration waitForRunning = waitForRunning(annotation.waitForRunning(), found);
+		checkWaitForRunning(waitForRunning, annotation.transactional(), found);
 		found.forEach((problem) -> problems.add(where + " " + problem));
 		return new ToolDescriptor(method, name, toolCallName(method), returnType, reconcile, annotation.transactional(),
-				List.of(annotation.unknownOn()), List.of(annotation.failedOn()), Set.copyOf(sensitive));
+				List.of(annotation.unknownOn()), List.of(annotation.failedOn()), Set.copyOf(sensitive), waitForRunning);
 	}
 
 	/**
@@ -84,18 +91,60 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 		checkName(name, found);
 		ResolvableType returnType = function.resultType();
 		checkReturnType(returnType, found);
+		checkWaitForRunning(function.waitForRunning(), function.transactional(), found);
 		found.forEach((problem) -> problems.add("Function '" + name + "' " + problem));
 		return new ToolDescriptor(null, name, name, returnType, null, function.transactional(), function.unknownOn(),
-				function.failedOn(), function.sensitive());
+				function.failedOn(), function.sensitive(), function.waitForRunning());
+	}
+
+	/** The bound of a repeat's wait for a running call: {@code "2s"}, {@code "500ms"}, ISO-8601; zero if blank. */
+	static Duration waitForRunning(String text, List<String> problems) {
+		String value = text.strip();
+		if (value.isEmpty()) {
+			return Duration.ZERO;
+		}
+		Matcher simple = SIMPLE_DURATION.matcher(value);
+		try {
+			Duration bound;
+			if (simple.matches()) {
+				long amount = Long.parseLong(simple.group(1));
+				bound = switch (simple.group(2)) {
+					case "ms" -> Duration.ofMillis(amount);
+					case "s" -> Duration.ofSeconds(amount);
+					case "m" -> Duration.ofMinutes(amount);
+					default -> Duration.ofHours(amount);
+				};
+			}
+			else {
+				bound = Duration.parse(value);
+			}
+			if (!bound.isNegative()) {
+				return bound;
+			}
+		}
+		catch (ArithmeticException | java.time.format.DateTimeParseException ex) {
+			// Named below.
+		}
+		problems.add("has waitForRunning \"" + text + "\", which is not a duration: write it as \"2s\", \"500ms\","
+				+ " \"1m\" or ISO-8601 (\"PT2S\")");
+		return Duration.ZERO;
+	}
+
+	private static void checkWaitForRunning(Duration waitForRunning, boolean transactional, List<String> problems) {
+		if (transactional && !waitForRunning.isZero()) {
+			problems.add("is transactional and has waitForRunning: a repeat of a transactional call waits on the running"
+					+ " call's uncommitted claim already, until it commits or the database's lock wait ends. Remove"
+					+ " waitForRunning");
+		}
 	}
 
 	/** A tool of this result type: how its result is stored and replayed is read off the type, once. */
 	private ToolDescriptor(Method method, String name, String toolCallName, ResolvableType returnType, Method reconcile,
 			boolean transactional, List<Class<? extends Throwable>> unknownOn, List<Class<? extends Throwable>> failedOn,
-			Set<String> sensitive) {
+			Set<String> sensitive, Duration waitForRunning) {
 		this(method, name, toolCallName, ToolResult.class.equals(returnType.resolve()), dataTypeOf(returnType),
 				void.class.equals(returnType.resolve()) || Void.class.equals(returnType.resolve()), reconcile,
-				transactional, unknownOn, failedOn, sensitive);
+				transactional, unknownOn, failedOn, sensitive, waitForRunning);
 	}
 
 	/** The type of the data a result of this type carries: a {@code ToolResult}'s own, else the type itself. */

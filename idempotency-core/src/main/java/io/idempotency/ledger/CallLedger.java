@@ -1,5 +1,7 @@
 package io.idempotency.ledger;
 
+import java.util.Optional;
+
 import io.idempotency.key.IdempotencyKey;
 
 /**
@@ -57,6 +59,12 @@ public interface CallLedger {
 	void recordReplay(IdempotencyKey key);
 
 	/** What this ledger removes from arguments, results and error texts before it stores them. */
+	/**
+	 * The row of a key as the ledger's database has it committed, if there is one: read without a lock, for a
+	 * repeat that waits for a running call's outcome.
+	 */
+	Optional<LedgerEntry> find(IdempotencyKey key);
+
 	Redaction redaction();
 
 }

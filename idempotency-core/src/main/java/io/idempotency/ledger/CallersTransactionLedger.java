@@ -1,6 +1,7 @@
 package io.idempotency.ledger;
 
 import java.util.Objects;
+import java.util.Optional;
 
 import io.idempotency.key.IdempotencyKey;
 
@@ -65,6 +66,11 @@ final class CallersTransactionLedger implements CallLedger {
 	@Override
 	public void recordReplay(IdempotencyKey key) {
 		this.replays.record(Objects.requireNonNull(key, "key"));
+	}
+
+	@Override
+	public Optional<LedgerEntry> find(IdempotencyKey key) {
+		return this.statements.find(key);
 	}
 
 	@Override

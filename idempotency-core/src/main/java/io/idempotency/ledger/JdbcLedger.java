@@ -373,6 +373,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 	}
 
 	/** The row of a key, if there is one. */
+	@Override
 	public Optional<LedgerEntry> find(IdempotencyKey key) {
 		return this.statements.find(key);
 	}

@@ -115,7 +115,7 @@ class FailureClassifierTest {
 			throw new IllegalStateException(ex);
 		}
 		return new ToolDescriptor(method, "place_order", "placeOrder", false, null, false, null, false, List.of(),
-				List.of(), Set.of());
+				List.of(), Set.of(), java.time.Duration.ZERO);
 	}
 
 	public static class Tools {

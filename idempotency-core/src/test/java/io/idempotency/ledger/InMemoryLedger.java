@@ -52,6 +52,7 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 	}
 
 	/** The row of a key, as the database would return it. */
+	@Override
 	public synchronized Optional<LedgerEntry> find(IdempotencyKey key) {
 		return Optional.ofNullable(this.rows.get(key)).map(Row::entry);
 	}
