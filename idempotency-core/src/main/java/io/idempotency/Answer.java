@@ -26,6 +26,13 @@ public enum Answer {
 			+ " Nothing was done again, so report one action, not two."),
 
 	/**
+	 * A repeat with the key of a call that succeeded, but with other details (arguments its tool leaves out of
+	 * the key) than that call received: answered with that call's result, and told which details differ and
+	 * that they were not applied.
+	 */
+	REPLAYED_DIFFERENT_DETAILS("replayed_different_details", "replayed_different_details", null),
+
+	/**
 	 * A repeat of a call that succeeded, whose result was not stored (or can no longer be read back): done, not
 	 * done again, and no result to show.
 	 */
@@ -60,7 +67,13 @@ public enum Answer {
 			+ " later."),
 
 	/** Refused before the advice: the run a framework named for the call is not a run id; nothing was executed. */
-	REFUSED_INVALID_RUN("refused_invalid_run", "invalid_run", null);
+	REFUSED_INVALID_RUN("refused_invalid_run", "invalid_run", null),
+
+	/**
+	 * Refused: a repeat with the key of an earlier call but other details, of a tool that refuses those; nothing
+	 * was executed.
+	 */
+	REFUSED_DIFFERENT_DETAILS("refused_different_details", "different_details", null);
 
 	private final String kind;
 
@@ -112,8 +125,25 @@ public enum Answer {
 
 	/** Whether the call repeats an earlier one of its run and was answered from it, not executed again. */
 	public boolean isRepeat() {
-		return this == REPLAYED || this == REPLAYED_WITHOUT_RESULT || this == IN_PROGRESS
-				|| this == PREVIOUS_ATTEMPT_FAILED;
+		return this == REPLAYED || this == REPLAYED_DIFFERENT_DETAILS || this == REPLAYED_WITHOUT_RESULT
+				|| this == IN_PROGRESS || this == PREVIOUS_ATTEMPT_FAILED;
+	}
+
+	/** Whether the call was answered with the stored result of an earlier call: a replay with its result. */
+	public boolean isReplayWithResult() {
+		return this == REPLAYED || this == REPLAYED_DIFFERENT_DETAILS;
+	}
+
+	static String differentDetailsReplayed(java.util.List<String> details) {
+		return "Already done earlier in this run, with other details: this is the result of that earlier call. These"
+				+ " details of this call differ from it and were not applied: " + String.join(", ", details) + "."
+				+ " Nothing was done again: report one action, not two, and say that these details were not applied.";
+	}
+
+	static String differentDetailsRefused(java.util.List<String> details) {
+		return "Not done: this action was already done earlier in this run with other details, and this call's"
+				+ " details differ from it: " + String.join(", ", details) + ". Nothing was done again, and the new"
+				+ " details were not applied. Report the earlier action, and that these details were not applied.";
 	}
 
 	/** Whether the library refused the call before executing anything. */

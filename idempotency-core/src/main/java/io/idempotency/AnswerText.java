@@ -1,5 +1,6 @@
 package io.idempotency;
 
+import java.util.List;
 import java.util.Optional;
 
 import tools.jackson.core.JacksonException;
@@ -23,10 +24,25 @@ public final class AnswerText {
 	 * {@code {"replayed": true, "kind": "replayed", "message": "...", "result": <the result text, as JSON where it is>}}.
 	 */
 	public static String replayed(String resultText) {
+		return replayed(Answer.REPLAYED, IdempotentCall.replayMessage(), List.of(), resultText);
+	}
+
+	/**
+	 * The notice of a call answered with an earlier call's stored result, as the call was answered: a replay,
+	 * or a replay whose different details were not applied, with {@code "differentDetails": [...]}.
+	 */
+	public static String replayed(IdempotentCall call, String resultText) {
+		return replayed(call.answer(), call.message(), call.differentDetails(), resultText);
+	}
+
+	private static String replayed(Answer answer, String message, List<String> differentDetails, String resultText) {
 		ObjectNode notice = MAPPER.createObjectNode();
 		notice.put("replayed", true);
-		notice.put("kind", Answer.REPLAYED.kind());
-		notice.put("message", IdempotentCall.replayMessage());
+		notice.put("kind", answer.kind());
+		notice.put("message", message);
+		if (!differentDetails.isEmpty()) {
+			differentDetails.forEach(notice.putArray("differentDetails")::add);
+		}
 		JsonNode result;
 		try {
 			result = (resultText != null) ? MAPPER.readTree(resultText) : MAPPER.nullNode();

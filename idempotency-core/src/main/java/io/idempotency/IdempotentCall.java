@@ -1,5 +1,7 @@
 package io.idempotency;
 
+import java.util.List;
+
 import io.idempotency.key.IdempotencyKey;
 
 /**
@@ -11,12 +13,34 @@ import io.idempotency.key.IdempotencyKey;
  * @param key the call's key, or {@code null} for a call outside any run
  * @param answer how it was answered
  * @param envelope whether the tool returns a {@link ToolResult}, which tells the model itself
+ * @param differentDetails for {@link Answer#REPLAYED_DIFFERENT_DETAILS} and
+ * {@link Answer#REFUSED_DIFFERENT_DETAILS}, the paths of the arguments that differ from the earlier call's;
+ * empty otherwise
  */
-public record IdempotentCall(String tool, String toolCallName, IdempotencyKey key, Answer answer, boolean envelope) {
+public record IdempotentCall(String tool, String toolCallName, IdempotencyKey key, Answer answer, boolean envelope,
+		List<String> differentDetails) {
+
+	public IdempotentCall {
+		differentDetails = List.copyOf(differentDetails);
+	}
+
+	/** A call answered without different details. */
+	public IdempotentCall(String tool, String toolCallName, IdempotencyKey key, Answer answer, boolean envelope) {
+		this(tool, toolCallName, key, answer, envelope, List.of());
+	}
 
 	/** The message the model reads for a replay. */
 	public static String replayMessage() {
 		return Answer.REPLAYED.message();
+	}
+
+	/** The message the model reads with this call's answer, its different details named; {@code null} if none. */
+	public String message() {
+		return switch (this.answer) {
+			case REPLAYED_DIFFERENT_DETAILS -> Answer.differentDetailsReplayed(this.differentDetails);
+			case REFUSED_DIFFERENT_DETAILS -> Answer.differentDetailsRefused(this.differentDetails);
+			default -> this.answer.message();
+		};
 	}
 
 }

@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Set;
 
 import io.idempotency.key.IdempotencyKey;
+import io.idempotency.key.KeyArguments;
 
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.core.ResolvableType;
@@ -51,6 +52,10 @@ public final class IdempotentFunction<T> {
 
 	private final Duration waitForRunning;
 
+	private final KeyArguments keyArguments;
+
+	private final DifferentDetails onDifferentDetails;
+
 	private IdempotentFunction(Builder<T> builder) {
 		this.name = builder.name;
 		this.resultType = builder.resultType;
@@ -60,6 +65,8 @@ public final class IdempotentFunction<T> {
 		this.unknownOn = List.copyOf(builder.unknownOn);
 		this.failedOn = List.copyOf(builder.failedOn);
 		this.waitForRunning = builder.waitForRunning;
+		this.keyArguments = builder.keyArguments;
+		this.onDifferentDetails = builder.onDifferentDetails;
 	}
 
 	/**
@@ -123,6 +130,16 @@ public final class IdempotentFunction<T> {
 		return this.waitForRunning;
 	}
 
+	/** Which arguments make up its key. */
+	public KeyArguments keyArguments() {
+		return this.keyArguments;
+	}
+
+	/** How a repeat whose other arguments differ from the earlier call's is answered. */
+	public DifferentDetails onDifferentDetails() {
+		return this.onDifferentDetails;
+	}
+
 	@Override
 	public String toString() {
 		return "IdempotentFunction[" + this.name + "]";
@@ -172,6 +189,10 @@ public final class IdempotentFunction<T> {
 		private final List<Class<? extends Throwable>> failedOn = new java.util.ArrayList<>();
 
 		private Duration waitForRunning = Duration.ZERO;
+
+		private KeyArguments keyArguments = KeyArguments.all();
+
+		private DifferentDetails onDifferentDetails = DifferentDetails.REPLAY;
 
 		private Builder(String name, ResolvableType resultType) {
 			this.name = name;
@@ -230,6 +251,39 @@ public final class IdempotentFunction<T> {
 			}
 			this.waitForRunning = bound;
 			return this;
+		}
+
+		/**
+		 * Only these arguments make up the key, as {@link IdempotentTool#keyArguments()}: names, or dotted paths
+		 * of members deeper inside. Every argument is stored.
+		 * @throws IllegalArgumentException naming a blank path, or if the key's arguments were chosen already
+		 */
+		public Builder<T> keyArguments(String... paths) {
+			this.keyArguments = chosenOnce(KeyArguments.only(Arrays.asList(Objects.requireNonNull(paths, "paths"))));
+			return this;
+		}
+
+		/**
+		 * Every argument but these makes up the key, as {@link IdempotentTool#keyExcludes()}.
+		 * @throws IllegalArgumentException naming a blank path, or if the key's arguments were chosen already
+		 */
+		public Builder<T> keyExcludes(String... paths) {
+			this.keyArguments = chosenOnce(KeyArguments.excluding(Arrays.asList(Objects.requireNonNull(paths, "paths"))));
+			return this;
+		}
+
+		/** How a repeat whose other arguments differ is answered, as {@link IdempotentTool#onDifferentDetails()}. */
+		public Builder<T> onDifferentDetails(DifferentDetails answer) {
+			this.onDifferentDetails = Objects.requireNonNull(answer, "answer");
+			return this;
+		}
+
+		private KeyArguments chosenOnce(KeyArguments chosen) {
+			if (!this.keyArguments.isAll()) {
+				throw new IllegalArgumentException("Function '" + this.name + "': its key's arguments are chosen once,"
+						+ " with keyArguments or keyExcludes, not both and not twice");
+			}
+			return chosen;
 		}
 
 		/**

@@ -108,4 +108,28 @@ public @interface IdempotentTool {
 	 */
 	String waitForRunning() default "";
 
+	/**
+	 * The arguments that name the action and so make up the key, when not all of them do: parameter names, or
+	 * members deeper inside, their names separated by dots ({@code ticket.account}; along the way, an array's
+	 * elements are each walked). A model that repeats a call rephrasing a free-text argument left out of the
+	 * key repeats the same action. Every argument is stored; a repeat whose other arguments differ is answered
+	 * as {@link #onDifferentDetails()} says. Empty (the default): every argument. Not with
+	 * {@link #keyExcludes()}. See {@link io.idempotency.key.KeyArguments}.
+	 */
+	String[] keyArguments() default {};
+
+	/**
+	 * The arguments left out of the key, when all the others name the action: paths as for
+	 * {@link #keyArguments()}. Not with {@link #keyArguments()}.
+	 */
+	String[] keyExcludes() default {};
+
+	/**
+	 * How a repeat with the key of an earlier call, but other arguments that differ from that call's, is
+	 * answered: as a replay that tells which details were not applied (the default), or refused. It is never
+	 * executed. Only for a tool with {@link #keyArguments()} or {@link #keyExcludes()}: with every argument in
+	 * the key, no repeat differs.
+	 */
+	DifferentDetails onDifferentDetails() default DifferentDetails.REPLAY;
+
 }

@@ -1,6 +1,7 @@
 package io.idempotency;
 
 import java.time.Instant;
+import java.util.List;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 
@@ -29,6 +30,15 @@ public record ToolResult<T>(boolean ok, T data, boolean replayed, Answer kind, S
 	/** The answer to a repeat of an action done earlier in the run: its stored result. */
 	public static <T> ToolResult<T> replayed(T data) {
 		return new ToolResult<>(true, data, true, Answer.REPLAYED, Answer.REPLAYED.message(), null);
+	}
+
+	/**
+	 * The answer to a repeat of an action done earlier in the run with other details: its stored result, and
+	 * the message that names the details not applied.
+	 */
+	public static <T> ToolResult<T> replayedWithDifferentDetails(T data, List<String> differentDetails) {
+		return new ToolResult<>(true, data, true, Answer.REPLAYED_DIFFERENT_DETAILS,
+				Answer.differentDetailsReplayed(differentDetails), null);
 	}
 
 	/** The answer to a repeat of an action done earlier in the run whose result was not kept. */

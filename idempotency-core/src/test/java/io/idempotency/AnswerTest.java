@@ -27,10 +27,13 @@ class AnswerTest {
 	@Test
 	void repeatsAndRefusalsAreNamedAsSuch() {
 		assertThat(EnumSet.allOf(Answer.class).stream().filter(Answer::isRepeat)).containsExactlyInAnyOrder(
-				Answer.REPLAYED, Answer.REPLAYED_WITHOUT_RESULT, Answer.IN_PROGRESS, Answer.PREVIOUS_ATTEMPT_FAILED);
+				Answer.REPLAYED, Answer.REPLAYED_DIFFERENT_DETAILS, Answer.REPLAYED_WITHOUT_RESULT, Answer.IN_PROGRESS,
+				Answer.PREVIOUS_ATTEMPT_FAILED);
+		assertThat(EnumSet.allOf(Answer.class).stream().filter(Answer::isReplayWithResult))
+			.containsExactlyInAnyOrder(Answer.REPLAYED, Answer.REPLAYED_DIFFERENT_DETAILS);
 		assertThat(EnumSet.allOf(Answer.class).stream().filter(Answer::isRefusal)).containsExactlyInAnyOrder(
 				Answer.REFUSED_CONFLICT, Answer.REFUSED_WITHOUT_RUN, Answer.REFUSED_INVALID_ARGUMENTS,
-				Answer.REFUSED_LEDGER_UNAVAILABLE, Answer.REFUSED_INVALID_RUN);
+				Answer.REFUSED_LEDGER_UNAVAILABLE, Answer.REFUSED_INVALID_RUN, Answer.REFUSED_DIFFERENT_DETAILS);
 	}
 
 	@Test

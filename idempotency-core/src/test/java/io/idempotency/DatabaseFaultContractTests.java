@@ -65,6 +65,9 @@ abstract class DatabaseFaultContractTests {
 
 	static final String LEDGER_TABLE = "tool_audit_faults_test";
 
+	/** Every answer told to listeners, in order. */
+	static final List<IdempotentCall> TOLD = new java.util.concurrent.CopyOnWriteArrayList<>();
+
 	private AnnotationConfigApplicationContext context;
 
 	private FaultyDataSource faulty;
@@ -100,6 +103,11 @@ abstract class DatabaseFaultContractTests {
 		@Bean
 		PlatformTransactionManager transactionManager(FaultyDataSource faulty) {
 			return new DataSourceTransactionManager(faulty);
+		}
+
+		@Bean
+		IdempotentCallListener told() {
+			return TOLD::add;
 		}
 
 		@Bean
@@ -386,8 +394,12 @@ abstract class DatabaseFaultContractTests {
 		for (int step = 1;; step++) {
 			String run = "serial-tx-" + step;
 			IdempotencyKey key = key("place_order_in_transaction", run);
+			TOLD.clear();
 			this.faulty.serializationFailureAt(step);
 			Outcome first = attempt(run, () -> this.tools.placeOrderInTransaction("widget"));
+			assertThat(TOLD).as("told once, for the attempt that committed (step %s)", step)
+				.extracting(IdempotentCall::answer)
+				.containsExactly(Answer.EXECUTED);
 			boolean reached = this.faulty.steps() >= step;
 			boolean injected = this.faulty.serializationFailed();
 			this.faulty.heal();
@@ -463,7 +475,8 @@ abstract class DatabaseFaultContractTests {
 		assertThatThrownBy(() -> inRun("serial-always", () -> this.tools.placeOrder("widget")))
 			.isInstanceOf(LedgerUnavailableException.class);
 		assertThatThrownBy(() -> inRun("serial-always", () -> this.tools.placeOrderInTransaction("widget")))
-			.isInstanceOf(LedgerUnavailableException.class);
+			.as("a transactional claim that keeps conflicting, as one that keeps losing lock conflicts")
+			.isInstanceOf(ToolCallInProgressException.class);
 		this.faulty.heal();
 		assertThat(effects(key("place_order", "serial-always"))).isZero();
 		assertThat(effects(key("place_order_in_transaction", "serial-always"))).isZero();

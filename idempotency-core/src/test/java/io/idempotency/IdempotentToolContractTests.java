@@ -448,6 +448,67 @@ abstract class IdempotentToolContractTests {
 	}
 
 	@Test
+	void aRepeatThatRephrasesADetailLeftOutOfTheKeyIsOneActionAndIsToldWhatWasNotApplied() {
+		Quote first = inRun("case-run", "rep-1", () -> this.tools.openCase("Henderson", "seal failure",
+				"Seal failure on pump 3"));
+		IdempotentCall repeat;
+		Quote again;
+		try (IdempotentCallScope scope = IdempotentCallScope.open()) {
+			again = inRun("case-run", "rep-1", () -> this.tools.openCase("Henderson", " seal failure",
+					"The seal on pump 3 failed"));
+			repeat = scope.last().orElseThrow();
+		}
+		IdempotentCall same;
+		try (IdempotentCallScope scope = IdempotentCallScope.open()) {
+			inRun("case-run", "rep-1", () -> this.tools.openCase("Henderson", "seal failure", "Seal failure on pump 3 "));
+			same = scope.last().orElseThrow();
+		}
+
+		assertThat(again).isEqualTo(first);
+		assertThat(this.tools.quotes()).as("one case").isEqualTo(1);
+		assertThat(repeat.answer()).isEqualTo(Answer.REPLAYED_DIFFERENT_DETAILS);
+		assertThat(repeat.differentDetails()).containsExactly("description");
+		assertThat(repeat.message()).contains("differ from it and were not applied: description");
+		assertThat(AnswerText.replayed(repeat, "{\"id\":1}")).contains("\"kind\":\"replayed_different_details\"",
+				"\"differentDetails\":[\"description\"]");
+		assertThat(same.answer()).as("the same details, as keys compare them").isEqualTo(Answer.REPLAYED);
+		assertThat(this.ledger.find(IdempotencyKeys.derive("open_case",
+				Map.of("accountName", "Henderson", "issue", "seal failure"), "case-run")))
+			.as("keyed on the account and the issue; every argument stored")
+			.hasValueSatisfying((row) -> assertThat(row.arguments()).contains("Seal failure on pump 3"));
+
+		Quote otherIssue = inRun("case-run", "rep-1", () -> this.tools.openCase("Henderson", "pump noise", "Noisy"));
+		assertThat(otherIssue).isNotEqualTo(first);
+		assertThat(this.tools.quotes()).as("another issue is another case").isEqualTo(2);
+	}
+
+	@Test
+	void aToolThatRefusesDifferentDetailsRefusesTheRepeatNamingThemAndNeverRunsIt() {
+		ToolResult<Quote> first = inRun("strict-run", "rep-1", () -> this.tools.openStrictCase("Henderson",
+				"seal failure", "Seal failure"));
+		assertThatExceptionOfType(DifferentDetailsException.class)
+			.isThrownBy(() -> inRun("strict-run", "rep-1", () -> this.tools.openStrictCase("Henderson", "seal failure",
+					"The seal failed")))
+			.satisfies((refused) -> assertThat(refused.differentDetails()).containsExactly("description"))
+			.withMessageContaining("details differ from it: description");
+		ToolResult<Quote> same = inRun("strict-run", "rep-1", () -> this.tools.openStrictCase("Henderson",
+				"seal failure", "Seal failure"));
+
+		assertThat(same.kind()).isEqualTo(Answer.REPLAYED);
+		assertThat(same.data()).isEqualTo(first.data());
+		assertThat(this.tools.quotes()).isEqualTo(1);
+
+		ToolResult<Quote> filed = inRun("file-run", "rep-1", () -> this.tools.fileCase(new QuoteTools.Case("Acme",
+				"valve leak", "Leaking valve")));
+		ToolResult<Quote> refiled = inRun("file-run", "rep-1", () -> this.tools.fileCase(new QuoteTools.Case("Acme",
+				"valve leak", "The valve leaks")));
+		assertThat(refiled.kind()).isEqualTo(Answer.REPLAYED_DIFFERENT_DETAILS);
+		assertThat(refiled.message()).contains("request.description");
+		assertThat(refiled.data()).isEqualTo(filed.data());
+		assertThat(this.tools.quotes()).isEqualTo(2);
+	}
+
+	@Test
 	void concurrentTwinsOfAToolThatWaitsForItsRunningCallGetOneExecutionAndItsOutcomeNeverInProgress()
 			throws Exception {
 		int threads = 16;

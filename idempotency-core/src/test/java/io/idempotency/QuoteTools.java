@@ -234,6 +234,32 @@ public class QuoteTools {
 		return quote;
 	}
 
+	/** A case keyed on the account and the issue: a model may rephrase its description on a repeat. */
+	@IdempotentTool(name = "open_case", reconcile = "findQuote", keyArguments = { "accountName", "issue" })
+	public Quote openCase(String accountName, String issue, String description) {
+		return insert(accountName, "CASE", 1);
+	}
+
+	/** As open_case, keyed on all but the description, and refusing a repeat whose details differ. */
+	@IdempotentTool(name = "open_strict_case", reconcile = "findQuote", keyExcludes = "description",
+			onDifferentDetails = DifferentDetails.REFUSE)
+	public ToolResult<Quote> openStrictCase(String accountName, String issue, String description) {
+		return ToolResult.of(insert(accountName, "STRICT", 1));
+	}
+
+	/** A case as a record, keyed on two of its members. */
+	public record Case(String account, String issue, String description) {
+	}
+
+	@IdempotentTool(name = "file_case", reconcile = "findCase", keyArguments = { "request.account", "request.issue" })
+	public ToolResult<Quote> fileCase(Case request) {
+		return ToolResult.of(insert(request.account(), "FILED", 1));
+	}
+
+	Reconciliation<Quote> findCase(IdempotencyKey key) {
+		return Reconciliation.of(findByReference(key.externalReference("q")));
+	}
+
 	/** Holds twin_quote's first call until the test has seen its repeats find it running. */
 	static volatile java.util.concurrent.CountDownLatch twinRelease = new java.util.concurrent.CountDownLatch(0);
 

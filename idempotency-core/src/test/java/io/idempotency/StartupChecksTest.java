@@ -112,6 +112,55 @@ class StartupChecksTest {
 			.withMessageNotContaining("iso_wait");
 	}
 
+	public static class BadKeys {
+
+		public record Ticket(String account, String issue) {
+		}
+
+		@IdempotentTool(name = "unknown_key", reconcile = "find", keyArguments = { "account", "isue" })
+		public String unknownKey(String account, String issue) {
+			return issue;
+		}
+
+		@IdempotentTool(name = "both_keys", reconcile = "find", keyArguments = "account", keyExcludes = "issue")
+		public String bothKeys(String account, String issue) {
+			return issue;
+		}
+
+		@IdempotentTool(name = "unknown_member", reconcile = "find", keyExcludes = "ticket.descripton")
+		public String unknownMember(Ticket ticket) {
+			return ticket.issue();
+		}
+
+		@IdempotentTool(name = "empty_segment", reconcile = "find", keyArguments = "ticket..issue")
+		public String emptySegment(Ticket ticket) {
+			return ticket.issue();
+		}
+
+		@IdempotentTool(name = "good_keys", reconcile = "find", keyArguments = { "ticket.account", "ticket.issue" })
+		public String goodKeys(Ticket ticket, String note) {
+			return ticket.issue();
+		}
+
+		Reconciliation<String> find(IdempotencyKey key) {
+			return Reconciliation.notFound();
+		}
+
+	}
+
+	@Test
+	void keyArgumentsThatNameNoArgumentOrBothWaysOfChoosingStopTheStart() {
+		assertThatIllegalStateException().isThrownBy(() -> start(BadKeys.class))
+			.withMessageContaining("Tool 'unknown_key' (StartupChecksTest.BadKeys.unknownKey) has keyArguments 'isue', but"
+					+ " 'isue' is not one of its parameters [account, issue]")
+			.withMessageContaining("Tool 'both_keys' (StartupChecksTest.BadKeys.bothKeys) has keyArguments and keyExcludes")
+			.withMessageContaining("Tool 'unknown_member' (StartupChecksTest.BadKeys.unknownMember) has keyExcludes"
+					+ " 'ticket.descripton', but its arguments have no member 'descripton'")
+			.withMessageContaining("Tool 'empty_segment' (StartupChecksTest.BadKeys.emptySegment) has keyArguments names"
+					+ " 'ticket..issue', which has an empty segment")
+			.withMessageNotContaining("good_keys");
+	}
+
 	public static class BadReconcile {
 
 		@IdempotentTool(name = "wrong_result", reconcile = "findWrong")

@@ -5,6 +5,7 @@ import io.idempotency.Answer;
 import io.idempotency.IdempotentCall;
 import io.idempotency.LedgerUnavailableException;
 import io.idempotency.IdempotentCallListener;
+import java.util.ArrayList;
 import java.util.List;
 
 import io.idempotency.ledger.ClaimRequest;
@@ -28,6 +29,9 @@ final class CallReports {
 
 	private final ObservationRegistry observations;
 
+	/** The answers held on each thread while a transactional attempt runs: told once it ends. */
+	private final ThreadLocal<List<Runnable>> held = new ThreadLocal<>();
+
 	CallReports(List<IdempotentCallListener> listeners, ObservationRegistry observations) {
 		this.listeners = List.copyOf(listeners);
 		this.observations = (observations != null) ? observations : ObservationRegistry.NOOP;
@@ -39,6 +43,41 @@ final class CallReports {
 
 	/** Tells the answer of a call; {@code request} is {@code null} for a call refused before it had a key. */
 	void tell(ToolDescriptor tool, ClaimRequest request, Answer answer) {
+		tell(tool, request, answer, List.of());
+	}
+
+	/**
+	 * Holds the answers told on this thread until {@link #release}: for an attempt that may run again.
+	 * @return {@code false} if they are held already, by an outer call that releases them
+	 */
+	boolean hold() {
+		if (this.held.get() != null) {
+			return false;
+		}
+		this.held.set(new ArrayList<>());
+		return true;
+	}
+
+	/** Ends holding: tells the answers held, in order, or drops them (an attempt that runs again). */
+	void release(boolean tell) {
+		List<Runnable> answers = this.held.get();
+		this.held.remove();
+		if (tell && answers != null) {
+			answers.forEach(Runnable::run);
+		}
+	}
+
+	/** Tells the answer of a repeat whose details differ from the earlier call's, naming them. */
+	void tell(ToolDescriptor tool, ClaimRequest request, Answer answer, List<String> differentDetails) {
+		List<Runnable> holding = this.held.get();
+		if (holding != null) {
+			holding.add(() -> tellNow(tool, request, answer, differentDetails));
+			return;
+		}
+		tellNow(tool, request, answer, differentDetails);
+	}
+
+	private void tellNow(ToolDescriptor tool, ClaimRequest request, Answer answer, List<String> differentDetails) {
 		Observation observation = this.observations.getCurrentObservation();
 		if (observation != null && OBSERVATION.equals(observation.getContext().getName())) {
 			observation.lowCardinalityKeyValue("outcome", answer.tag());
@@ -47,7 +86,7 @@ final class CallReports {
 			return;
 		}
 		IdempotentCall call = new IdempotentCall(tool.name(), tool.toolCallName(),
-				(request != null) ? request.key() : null, answer, tool.envelope());
+				(request != null) ? request.key() : null, answer, tool.envelope(), differentDetails);
 		IdempotentCallScope.tell(call);
 		for (IdempotentCallListener listener : this.listeners) {
 			try {

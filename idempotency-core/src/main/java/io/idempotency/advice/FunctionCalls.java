@@ -28,20 +28,23 @@ final class FunctionCalls implements IdempotentCalls {
 	@Override
 	public <T> T call(IdempotentFunction<T> function, Map<String, ?> arguments, Supplier<? extends T> body) {
 		return call(function, body, null,
-				(runId, max) -> IdempotencyKeys.canonicalise(function.name(), arguments, runId, max));
+				(runId, max) -> IdempotencyKeys.canonicalise(function.name(), arguments, runId, max,
+						function.keyArguments()));
 	}
 
 	@Override
 	public <T> T call(IdempotentFunction<T> function, String argumentsJson, Supplier<? extends T> body) {
 		return call(function, body, null,
-				(runId, max) -> IdempotencyKeys.canonicalise(function.name(), argumentsJson, runId, max));
+				(runId, max) -> IdempotencyKeys.canonicalise(function.name(), argumentsJson, runId, max,
+						function.keyArguments()));
 	}
 
 	@Override
 	public <T> T call(IdempotentFunction<T> function, String argumentsJson, Map<String, ?> toolContext,
 			Supplier<? extends T> body) {
 		return call(function, body, toolContext,
-				(runId, max) -> IdempotencyKeys.canonicalise(function.name(), argumentsJson, runId, max));
+				(runId, max) -> IdempotencyKeys.canonicalise(function.name(), argumentsJson, runId, max,
+						function.keyArguments()));
 	}
 
 	@Override

@@ -117,7 +117,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			@Override
 			public CanonicalCall canonicalise(String runId, long maxArgumentsBytes) {
 				return IdempotencyKeys.canonicalise(tool.name(), tool.method(), invocation.getArguments(), runId,
-						maxArgumentsBytes);
+						maxArgumentsBytes, tool.keyArguments());
 			}
 
 			@Override
@@ -190,11 +190,8 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 				// The ledger made the claim again, and it lost every time: nothing was claimed, nothing runs.
 				throw this.reports.ledgerUnavailable(tool, request, ex);
 			}
-			if (DatabaseErrors.isSerializationFailure(ex)) {
-				// The whole transaction was rolled back: TransactionalCalls runs it again.
-				throw ex;
-			}
-			// Callers of a transactional tool wait on the winner's uncommitted row: contention, not failure.
+			// Callers of a transactional tool wait on the winner's uncommitted row: contention, not failure (a
+			// serialization failure too: TransactionalCalls claims anew, a few times, then answers in progress).
 			throw new TransactionalCalls.ClaimContended(ex);
 		}
 		catch (DataAccessException | TransactionException ex) {
@@ -204,7 +201,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			claim = RunningCallWait.awaitOutcome(ledger, running, tool.waitForRunning());
 		}
 		if (!(claim instanceof Claim.Won)) {
-			return this.repeats.answer(tool, claim, request);
+			return this.repeats.answer(tool, claim, request, ledger);
 		}
 		Object result;
 		IdempotentInvocation outer = IdempotentInvocation.enter(new IdempotentInvocation(tool.name(), request.key(), run));

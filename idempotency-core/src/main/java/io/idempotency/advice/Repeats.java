@@ -1,14 +1,21 @@
 package io.idempotency.advice;
 
-import io.idempotency.ledger.ResultCodec;
+import java.util.List;
+import java.util.Optional;
+
+import io.idempotency.Answer;
+import io.idempotency.DifferentDetails;
+import io.idempotency.DifferentDetailsException;
 import io.idempotency.IdempotencyConflictException;
-import io.idempotency.ToolCallInProgressException;
 import io.idempotency.PreviousAttemptFailedException;
 import io.idempotency.ResultNotStoredException;
-import io.idempotency.Answer;
+import io.idempotency.ToolCallInProgressException;
 import io.idempotency.ToolResult;
+import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.Claim;
 import io.idempotency.ledger.ClaimRequest;
+import io.idempotency.ledger.LedgerEntry;
+import io.idempotency.ledger.ResultCodec;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -30,9 +37,9 @@ final class Repeats {
 		this.reports = reports;
 	}
 
-	Object answer(ToolDescriptor tool, Claim claim, ClaimRequest request) {
+	Object answer(ToolDescriptor tool, Claim claim, ClaimRequest request, CallLedger ledger) {
 		if (claim instanceof Claim.Replay replay) {
-			return replay(tool, replay, request);
+			return replay(tool, replay, request, ledger);
 		}
 		if (claim instanceof Claim.PreviousAttemptFailed failed) {
 			this.reports.tell(tool, request, Answer.PREVIOUS_ATTEMPT_FAILED);
@@ -52,7 +59,7 @@ final class Repeats {
 		throw new IdempotencyConflictException(tool.name());
 	}
 
-	private Object replay(ToolDescriptor tool, Claim.Replay replay, ClaimRequest request) {
+	private Object replay(ToolDescriptor tool, Claim.Replay replay, ClaimRequest request, CallLedger ledger) {
 		if (replay.result() == null && !tool.returnsNothing()) {
 			return withoutResult(tool, request, null);
 		}
@@ -66,8 +73,41 @@ final class Repeats {
 					+ " back: " + ex.getMessage() + ". A repeat is told the action was done, without its result");
 			return withoutResult(tool, request, ex);
 		}
-		this.reports.tell(tool, request, Answer.REPLAYED);
-		return tool.envelope() ? ToolResult.replayed(data) : data;
+		List<String> different = differentDetails(tool, request, ledger);
+		if (different.isEmpty()) {
+			this.reports.tell(tool, request, Answer.REPLAYED);
+			return tool.envelope() ? ToolResult.replayed(data) : data;
+		}
+		if (tool.onDifferentDetails() == DifferentDetails.REFUSE) {
+			this.reports.tell(tool, request, Answer.REFUSED_DIFFERENT_DETAILS, different);
+			throw new DifferentDetailsException(tool.name(), different);
+		}
+		this.reports.tell(tool, request, Answer.REPLAYED_DIFFERENT_DETAILS, different);
+		return tool.envelope() ? ToolResult.replayedWithDifferentDetails(data, different) : data;
+	}
+
+	/**
+	 * For a tool that keys on some of its arguments: the details in which this repeat's others differ from the
+	 * earlier call's, as stored (both redacted alike). It reads the earlier call's row: one round trip, on a
+	 * replay of such a tool only. A row that cannot be read is a plain replay, with a warning.
+	 */
+	private static List<String> differentDetails(ToolDescriptor tool, ClaimRequest request, CallLedger ledger) {
+		if (tool.keyArguments().isAll()) {
+			return List.of();
+		}
+		try {
+			Optional<LedgerEntry> earlier = ledger.find(request.key());
+			if (earlier.isEmpty() || earlier.get().arguments() == null) {
+				return List.of();
+			}
+			String later = ledger.redaction().redact(request.arguments(), request.sensitiveNames());
+			return tool.keyArguments().differentDetails(earlier.get().arguments(), later);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("The arguments of the earlier call of tool '" + tool.name() + "' (key " + request.key() + ")"
+					+ " could not be compared with its repeat's; it is answered as a replay: " + ex);
+			return List.of();
+		}
 	}
 
 	/** A repeat of a call that succeeded, whose result there is none of to show: done, not done again. */

@@ -35,7 +35,14 @@ final class RunningCallWait {
 				return current;
 			}
 			pause = Math.min(pause * 2, LONGEST_PAUSE_NANOS);
-			Optional<LedgerEntry> row = ledger.find(running.key());
+			Optional<LedgerEntry> row;
+			try {
+				row = ledger.find(running.key());
+			}
+			catch (RuntimeException ex) {
+				// The wait is a courtesy: a row that cannot be read leaves the call in progress, as it is.
+				return current;
+			}
 			if (row.isEmpty()) {
 				// Gone (purged, or deleted by hand): never a reason to execute; the call stays in progress.
 				return current;

@@ -1,9 +1,10 @@
 package io.idempotency.advice;
 
+import io.idempotency.DifferentDetails;
 import io.idempotency.IdempotentFunction;
-import io.idempotency.ToolResult;
-import io.idempotency.Reconciliation;
 import io.idempotency.IdempotentTool;
+import io.idempotency.Reconciliation;
+import io.idempotency.ToolResult;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Parameter;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
@@ -21,6 +23,7 @@ import java.util.stream.BaseStream;
 
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.key.IdempotencyKeys;
+import io.idempotency.key.KeyArguments;
 import io.idempotency.ledger.ClaimRequest;
 
 import org.springframework.core.ResolvableType;
@@ -36,7 +39,8 @@ import org.springframework.util.ClassUtils;
  */
 record ToolDescriptor(Method method, String name, String toolCallName, boolean envelope, ResolvableType dataType, boolean returnsNothing,
 		Method reconcile, boolean transactional, List<Class<? extends Throwable>> unknownOn,
-		List<Class<? extends Throwable>> failedOn, Set<String> sensitive, Duration waitForRunning) {
+		List<Class<? extends Throwable>> failedOn, Set<String> sensitive, Duration waitForRunning,
+		KeyArguments keyArguments, DifferentDetails onDifferentDetails) {
 
 	private static final String SPRING_AI_TOOL = "org.springframework.ai.tool.annotation.Tool";
 
@@ -76,9 +80,11 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 		}
 		Duration waitForRunning = waitForRunning(annotation.waitForRunning(), found);
 		checkWaitForRunning(waitForRunning, annotation.transactional(), found);
+		KeyArguments keyArguments = keyArguments(annotation, method, found);
 		found.forEach((problem) -> problems.add(where + " " + problem));
 		return new ToolDescriptor(method, name, toolCallName(method), returnType, reconcile, annotation.transactional(),
-				List.of(annotation.unknownOn()), List.of(annotation.failedOn()), Set.copyOf(sensitive), waitForRunning);
+				List.of(annotation.unknownOn()), List.of(annotation.failedOn()), Set.copyOf(sensitive), waitForRunning,
+				keyArguments, annotation.onDifferentDetails());
 	}
 
 	/**
@@ -94,7 +100,67 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 		checkWaitForRunning(function.waitForRunning(), function.transactional(), found);
 		found.forEach((problem) -> problems.add("Function '" + name + "' " + problem));
 		return new ToolDescriptor(null, name, name, returnType, null, function.transactional(), function.unknownOn(),
-				function.failedOn(), function.sensitive(), function.waitForRunning());
+				function.failedOn(), function.sensitive(), function.waitForRunning(), function.keyArguments(),
+				function.onDifferentDetails());
+	}
+
+	/**
+	 * The arguments an annotated tool keys on: every path's first name is a parameter that carries intent, and
+	 * a deeper name a member its type has (where the type tells: a map's keys are not known).
+	 */
+	private static KeyArguments keyArguments(IdempotentTool annotation, Method method, List<String> problems) {
+		boolean only = annotation.keyArguments().length > 0;
+		boolean excluding = annotation.keyExcludes().length > 0;
+		if (only && excluding) {
+			problems.add("has keyArguments and keyExcludes: name the arguments that make up the key, or those left out"
+					+ " of it, not both");
+			return KeyArguments.all();
+		}
+		if (!only && !excluding) {
+			return KeyArguments.all();
+		}
+		KeyArguments chosen;
+		try {
+			chosen = only ? KeyArguments.only(Arrays.asList(annotation.keyArguments()))
+					: KeyArguments.excluding(Arrays.asList(annotation.keyExcludes()));
+		}
+		catch (IllegalArgumentException ex) {
+			problems.add("has " + ex.getMessage());
+			return KeyArguments.all();
+		}
+		String attribute = only ? "keyArguments" : "keyExcludes";
+		List<String> parameters = new ArrayList<>();
+		for (Parameter parameter : method.getParameters()) {
+			if (!isContextParameter(parameter)) {
+				parameters.add(parameter.getName());
+			}
+		}
+		for (String path : chosen.paths()) {
+			List<String> segments = KeyArguments.segments(path);
+			Parameter parameter = Arrays.stream(method.getParameters())
+				.filter((candidate) -> !isContextParameter(candidate) && candidate.getName().equals(segments.get(0)))
+				.findFirst()
+				.orElse(null);
+			if (parameter == null) {
+				problems.add("has " + attribute + " '" + path + "', but '" + segments.get(0) + "' is not one of its"
+						+ " parameters " + parameters);
+				continue;
+			}
+			Map<String, Boolean> members = ArgumentMembers.of(parameter.getParameterizedType());
+			for (String member : segments.subList(1, segments.size())) {
+				if (!members.isEmpty() && !members.containsKey(member)) {
+					problems.add("has " + attribute + " '" + path + "', but its arguments have no member '" + member
+							+ "' (they have " + members.keySet() + ")");
+					break;
+				}
+			}
+		}
+		if (only && annotation.keyArguments().length > 0 && chosen.paths().containsAll(parameters)
+				&& chosen.paths().size() == parameters.size()) {
+			problems.add("has keyArguments naming every parameter: leave keyArguments out, and its keys stay those of"
+					+ " every argument");
+		}
+		return chosen;
 	}
 
 	/** The bound of a repeat's wait for a running call: {@code "2s"}, {@code "500ms"}, ISO-8601; zero if blank. */
@@ -141,10 +207,11 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 	/** A tool of this result type: how its result is stored and replayed is read off the type, once. */
 	private ToolDescriptor(Method method, String name, String toolCallName, ResolvableType returnType, Method reconcile,
 			boolean transactional, List<Class<? extends Throwable>> unknownOn, List<Class<? extends Throwable>> failedOn,
-			Set<String> sensitive, Duration waitForRunning) {
+			Set<String> sensitive, Duration waitForRunning, KeyArguments keyArguments,
+			DifferentDetails onDifferentDetails) {
 		this(method, name, toolCallName, ToolResult.class.equals(returnType.resolve()), dataTypeOf(returnType),
 				void.class.equals(returnType.resolve()) || Void.class.equals(returnType.resolve()), reconcile,
-				transactional, unknownOn, failedOn, sensitive, waitForRunning);
+				transactional, unknownOn, failedOn, sensitive, waitForRunning, keyArguments, onDifferentDetails);
 	}
 
 	/** The type of the data a result of this type carries: a {@code ToolResult}'s own, else the type itself. */

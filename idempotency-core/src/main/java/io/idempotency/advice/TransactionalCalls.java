@@ -108,10 +108,14 @@ final class TransactionalCalls {
 			checkCallersIsolation(tool, callers);
 		}
 		CallLedger joined = this.ledger.inCallersTransaction();
+		int contended = 0;
 		int serializationFailures = 0;
-		for (int attempt = 1;; attempt++) {
+		while (true) {
+			// The answers of an attempt are told once it ends: never those of an attempt that runs again.
+			boolean holding = this.reports.hold();
+			Throwable failure;
 			try {
-				return this.transactions.execute((status) -> {
+				Object result = this.transactions.execute((status) -> {
 					try {
 						return call.claimAndCall(joined);
 					}
@@ -122,70 +126,87 @@ final class TransactionalCalls {
 						throw new CheckedFailure(ex);
 					}
 				});
+				release(holding, true);
+				return result;
 			}
 			catch (CheckedFailure ex) {
-				if (!DatabaseErrors.isSerializationFailure(ex.getCause())) {
-					throw ex.getCause();
-				}
-				// A checked failure is an Exception: RuntimeExceptions and Errors are not wrapped.
-				runAgainAfterSerializationFailure(tool, request, (Exception) ex.getCause(), joinsCallersTransaction,
-						++serializationFailures);
+				failure = ex.getCause();
 			}
-			catch (CannotCreateTransactionException ex) {
+			catch (RuntimeException | Error ex) {
+				failure = ex;
+			}
+			if (failure instanceof CannotCreateTransactionException ex) {
 				// No connection for the transaction: nothing was claimed, nothing ran.
+				release(holding, false);
 				throw this.reports.ledgerUnavailable(tool, request, ex);
 			}
-			catch (ClaimContended ex) {
+			if (failure instanceof ClaimContended ex && !DatabaseErrors.isSerializationFailure(ex)) {
 				// A deadlock among callers that waited on a winner which rolled back: the key may be free again,
 				// and this transaction is gone, so claim anew. A lock wait that timed out means the winner is
 				// still running: that is an answer.
-				if (joinsCallersTransaction || ex.winnerStillRunning() || attempt >= CLAIM_ATTEMPTS) {
-					// A repeat answered as in progress: a replay, counted as the ledger counts a lost claim.
-					this.ledger.recordReplay(request.key());
-					this.reports.tell(tool, request, Answer.IN_PROGRESS);
-					if (tool.envelope()) {
-						return ToolResult.inProgress(null);
+				release(holding, false);
+				if (joinsCallersTransaction || ex.winnerStillRunning() || ++contended >= CLAIM_ATTEMPTS) {
+					return inProgress(tool, request);
+				}
+				continue;
+			}
+			if (DatabaseErrors.isSerializationFailure(failure)) {
+				// The database rolled the whole transaction back (claim, effect and outcome): nothing of it
+				// happened, so it runs again, after a short random pause that grows with each attempt.
+				release(holding, false);
+				if (joinsCallersTransaction) {
+					// The caller's transaction is rolled back: its owner runs it again.
+					this.reports.tell(tool, request, Answer.FAILED);
+					throw (failure instanceof ClaimContended contention) ? contention.getCause() : failure;
+				}
+				if (++serializationFailures >= SERIALIZATION_ATTEMPTS) {
+					if (failure instanceof ClaimContended) {
+						// A claim that keeps conflicting: as one that keeps losing lock conflicts.
+						return inProgress(tool, request);
 					}
-					throw new ToolCallInProgressException(tool.name(), null);
+					throw this.reports.ledgerUnavailable(tool, request, (Exception) failure);
 				}
+				pauseAfterSerializationFailure(serializationFailures, tool, request, failure);
+				continue;
 			}
-			catch (RuntimeException ex) {
-				if (DatabaseErrors.isSerializationFailure(ex)) {
-					runAgainAfterSerializationFailure(tool, request, ex, joinsCallersTransaction, ++serializationFailures);
-					continue;
-				}
-				// A claim that failed on a lost connection, whose rollback then failed too: the claim's failure is
-				// the answer (the server rolls back what a lost connection had not committed).
-				if (ex instanceof TransactionSystemException system
-						&& system.getApplicationException() instanceof LedgerUnavailableException unavailable) {
-					unavailable.addSuppressed(ex);
-					throw unavailable;
-				}
-				throw ex;
+			release(holding, true);
+			// A claim that failed on a lost connection, whose rollback then failed too: the claim's failure is the
+			// answer (the server rolls back what a lost connection had not committed).
+			if (failure instanceof TransactionSystemException system
+					&& system.getApplicationException() instanceof LedgerUnavailableException unavailable) {
+				unavailable.addSuppressed(system);
+				throw unavailable;
 			}
+			throw failure;
 		}
 	}
 
-	/**
-	 * After a serialization failure, the database rolled the call's whole transaction back, claim, effect and
-	 * outcome: nothing of it happened, so it runs again, after a short random pause that grows with each
-	 * attempt. One that keeps failing is refused as the ledger's unavailability. A call in a caller's
-	 * transaction cannot run again: that transaction is rolled back, and its owner runs it again.
-	 */
-	private void runAgainAfterSerializationFailure(ToolDescriptor tool, ClaimRequest request, Exception failure,
-			boolean joinsCallersTransaction, int failures) throws Exception {
-		if (joinsCallersTransaction) {
-			throw failure;
+	/** A repeat answered as in progress: a replay, counted as the ledger counts a lost claim. */
+	private Object inProgress(ToolDescriptor tool, ClaimRequest request) {
+		this.ledger.recordReplay(request.key());
+		this.reports.tell(tool, request, Answer.IN_PROGRESS);
+		if (tool.envelope()) {
+			return ToolResult.inProgress(null);
 		}
-		if (failures >= SERIALIZATION_ATTEMPTS) {
-			throw this.reports.ledgerUnavailable(tool, request, failure);
+		throw new ToolCallInProgressException(tool.name(), null);
+	}
+
+	/** Ends holding this attempt's answers, if this call began it: tells them, or drops them. */
+	private void release(boolean holding, boolean tell) {
+		if (holding) {
+			this.reports.release(tell);
 		}
+	}
+
+	private void pauseAfterSerializationFailure(int failures, ToolDescriptor tool, ClaimRequest request,
+			Throwable failure) {
 		try {
 			Thread.sleep(ThreadLocalRandom.current().nextLong(1, failures * SERIALIZATION_BACKOFF_MILLIS + 1));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw this.reports.ledgerUnavailable(tool, request, failure);
+			throw this.reports.ledgerUnavailable(tool, request,
+					(failure instanceof Exception exception) ? exception : new IllegalStateException(failure));
 		}
 	}
 

@@ -52,7 +52,15 @@ public final class IdempotencyKeys {
 	 * @param runId the id of the run, used exactly as given
 	 */
 	public static IdempotencyKey derive(String tool, String argumentsJson, String runId) {
-		return hash(canonicalJson(tool, argumentsJson, runId));
+		return hash(canonicalJson(tool, argumentsJson, runId, KeyArguments.all()));
+	}
+
+	/**
+	 * As {@link #derive(String, String, String)}, over the arguments a tool chose to key on.
+	 * @param keyArguments which arguments make up the key
+	 */
+	public static IdempotencyKey derive(String tool, String argumentsJson, String runId, KeyArguments keyArguments) {
+		return hash(canonicalJson(tool, argumentsJson, runId, keyArguments));
 	}
 
 	/**
@@ -65,6 +73,22 @@ public final class IdempotencyKeys {
 	 */
 	public static IdempotencyKey derive(String tool, Map<String, ?> arguments, String runId) {
 		return hash(canonicalJson(tool, arguments, runId));
+	}
+
+	/**
+	 * As {@link #derive(String, Map, String)}, over the arguments a tool chose to key on.
+	 * @param keyArguments which arguments make up the key
+	 */
+	public static IdempotencyKey derive(String tool, Map<String, ?> arguments, String runId,
+			KeyArguments keyArguments) {
+		Canonicaliser canonicaliser = new Canonicaliser(requireText(tool, "tool"));
+		requireText(runId, "runId");
+		if (arguments == null) {
+			throw canonicaliser.refused(ArgumentPath.ROOT, "must be a map of parameter name to value, but are null",
+					null);
+		}
+		return hash(canonicaliser.envelope(Objects.requireNonNull(keyArguments, "keyArguments")
+			.select(ArgumentsMapper.valueToTree(arguments, canonicaliser)), runId));
 	}
 
 	/**
@@ -105,10 +129,19 @@ public final class IdempotencyKeys {
 	 */
 	public static CanonicalCall canonicalise(String tool, Method method, Object[] args, String runId,
 			long maxArgumentsBytes) {
+		return canonicalise(tool, method, args, runId, maxArgumentsBytes, KeyArguments.all());
+	}
+
+	/**
+	 * As {@link #canonicalise(String, Method, Object[], String, long)}, its key over the arguments the tool
+	 * chose to key on; every argument is stored.
+	 */
+	public static CanonicalCall canonicalise(String tool, Method method, Object[] args, String runId,
+			long maxArgumentsBytes, KeyArguments keyArguments) {
 		Canonicaliser canonicaliser = new Canonicaliser(requireText(tool, "tool"), true);
 		requireText(runId, "runId");
 		return canonicalise(canonicaliser, ArgumentsMapper.valueToTree(argumentsOf(method, args), canonicaliser),
-				runId, maxArgumentsBytes);
+				runId, maxArgumentsBytes, keyArguments);
 	}
 
 	/**
@@ -120,6 +153,15 @@ public final class IdempotencyKeys {
 	 */
 	public static CanonicalCall canonicalise(String tool, Map<String, ?> arguments, String runId,
 			long maxArgumentsBytes) {
+		return canonicalise(tool, arguments, runId, maxArgumentsBytes, KeyArguments.all());
+	}
+
+	/**
+	 * As {@link #canonicalise(String, Map, String, long)}, its key over the arguments the tool chose to key on;
+	 * every argument is stored.
+	 */
+	public static CanonicalCall canonicalise(String tool, Map<String, ?> arguments, String runId,
+			long maxArgumentsBytes, KeyArguments keyArguments) {
 		Canonicaliser canonicaliser = new Canonicaliser(requireText(tool, "tool"), true);
 		requireText(runId, "runId");
 		if (arguments == null) {
@@ -127,7 +169,7 @@ public final class IdempotencyKeys {
 					null);
 		}
 		return canonicalise(canonicaliser, ArgumentsMapper.valueToTree(arguments, canonicaliser), runId,
-				maxArgumentsBytes);
+				maxArgumentsBytes, keyArguments);
 	}
 
 	/**
@@ -140,19 +182,32 @@ public final class IdempotencyKeys {
 	 */
 	public static CanonicalCall canonicalise(String tool, String argumentsJson, String runId,
 			long maxArgumentsBytes) {
+		return canonicalise(tool, argumentsJson, runId, maxArgumentsBytes, KeyArguments.all());
+	}
+
+	/**
+	 * As {@link #canonicalise(String, String, String, long)}, its key over the arguments the tool chose to key
+	 * on; every argument is stored.
+	 */
+	public static CanonicalCall canonicalise(String tool, String argumentsJson, String runId,
+			long maxArgumentsBytes, KeyArguments keyArguments) {
 		Canonicaliser canonicaliser = new Canonicaliser(requireText(tool, "tool"), true);
 		requireText(runId, "runId");
 		if (argumentsJson == null) {
 			throw canonicaliser.refused(ArgumentPath.ROOT, "must be a JSON object, but are null", null);
 		}
 		return canonicalise(canonicaliser, ArgumentsMapper.readJson(argumentsJson, canonicaliser), runId,
-				maxArgumentsBytes);
+				maxArgumentsBytes, keyArguments);
 	}
 
 	private static CanonicalCall canonicalise(Canonicaliser canonicaliser, JsonNode arguments, String runId,
-			long maxArgumentsBytes) {
-		// The canonical form first: it refuses what is too deep, by path, before anything is written.
+			long maxArgumentsBytes, KeyArguments keyArguments) {
+		// The canonical form first: it refuses what is too deep, by path, before anything is written. Every
+		// argument is checked so, the ones left out of the key too: every one is stored.
 		String canonical = canonicaliser.envelope(arguments, runId);
+		if (!Objects.requireNonNull(keyArguments, "keyArguments").isAll()) {
+			canonical = canonicaliser.envelope(keyArguments.select(arguments), runId);
+		}
 		String stored = ArgumentsMapper.write(arguments);
 		long size = utf8Length(stored);
 		if (size > maxArgumentsBytes) {
@@ -241,12 +296,18 @@ public final class IdempotencyKeys {
 
 	/** The canonical envelope of a call whose arguments are JSON text: what {@link #derive} hashes. */
 	static String canonicalJson(String tool, String argumentsJson, String runId) {
+		return canonicalJson(tool, argumentsJson, runId, KeyArguments.all());
+	}
+
+	/** As {@link #canonicalJson(String, String, String)}, over the arguments a tool chose to key on. */
+	static String canonicalJson(String tool, String argumentsJson, String runId, KeyArguments keyArguments) {
 		Canonicaliser canonicaliser = new Canonicaliser(requireText(tool, "tool"));
 		requireText(runId, "runId");
 		if (argumentsJson == null) {
 			throw canonicaliser.refused(ArgumentPath.ROOT, "must be a JSON object, but are null", null);
 		}
-		return canonicaliser.envelope(ArgumentsMapper.readJson(argumentsJson, canonicaliser), runId);
+		return canonicaliser.envelope(Objects.requireNonNull(keyArguments, "keyArguments")
+			.select(ArgumentsMapper.readJson(argumentsJson, canonicaliser)), runId);
 	}
 
 	/** The canonical envelope of a call whose arguments are Java values: what {@link #derive} hashes. */

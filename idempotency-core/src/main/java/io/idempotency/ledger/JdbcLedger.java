@@ -234,8 +234,10 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 				if (lostTo.isPresent()) {
 					return lostTo.get();
 				}
-				// A lock wait that timed out waited long already, on a holder that still runs: no second wait.
-				if (attempt >= CLAIM_ATTEMPTS || DatabaseErrors.isLockWaitTimeout(ex)) {
+				// A lock wait that timed out waited long already, on a holder that still runs: no second wait. A
+				// serialization failure was made again already, as all of the ledger's work is.
+				if (attempt >= CLAIM_ATTEMPTS || DatabaseErrors.isLockWaitTimeout(ex)
+						|| DatabaseErrors.isSerializationFailure(ex)) {
 					throw ex;
 				}
 				logger.debug("The claim of " + request.key() + " lost a lock conflict and is made again: " + ex);
@@ -372,10 +374,10 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 		return this.inFlight.size();
 	}
 
-	/** The row of a key, if there is one. */
+	/** The row of a key, if there is one: as committed, read on a connection of the ledger's own. */
 	@Override
 	public Optional<LedgerEntry> find(IdempotencyKey key) {
-		return this.statements.find(key);
+		return this.transactions.committed(() -> this.statements.find(key));
 	}
 
 	/**

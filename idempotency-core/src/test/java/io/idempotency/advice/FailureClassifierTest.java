@@ -115,7 +115,8 @@ class FailureClassifierTest {
 			throw new IllegalStateException(ex);
 		}
 		return new ToolDescriptor(method, "place_order", "placeOrder", false, null, false, null, false, List.of(),
-				List.of(), Set.of(), java.time.Duration.ZERO);
+				List.of(), Set.of(), java.time.Duration.ZERO, io.idempotency.key.KeyArguments.all(),
+				io.idempotency.DifferentDetails.REPLAY);
 	}
 
 	public static class Tools {

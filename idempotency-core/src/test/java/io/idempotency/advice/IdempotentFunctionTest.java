@@ -299,6 +299,35 @@ class IdempotentFunctionTest {
 	}
 
 	@Test
+	void aFunctionKeyedOnSomeArgumentsAnswersARephrasedRepeatFromItsRowAndNamesWhatWasNotApplied() throws Exception {
+		IdempotentFunction<String> note = IdempotentFunction.builder("add_note", String.class)
+			.reconcile((key, arguments) -> Reconciliation.notFound())
+			.keyArguments("account")
+			.build();
+		this.calls.register(note);
+		AtomicInteger added = new AtomicInteger();
+
+		String first = inRun("r1", () -> this.calls.call(note, "{\"account\":\"acme\",\"text\":\"call back Monday\"}",
+				() -> "note " + added.incrementAndGet()));
+		String again = inRun("r1", () -> this.calls.call(note,
+				"{\"account\":\"acme\",\"text\":\"Call them back on Monday\",\"urgent\":true}",
+				() -> "note " + added.incrementAndGet()));
+
+		assertThat(again).isEqualTo(first).isEqualTo("note 1");
+		assertThat(this.told).last().satisfies((call) -> {
+			assertThat(call.answer()).isEqualTo(Answer.REPLAYED_DIFFERENT_DETAILS);
+			assertThat(call.differentDetails()).containsExactly("text", "urgent");
+		});
+		assertThat(this.ledger.entries()).singleElement()
+			.satisfies((row) -> assertThat(row.key()).isEqualTo(IdempotencyKeys.derive("add_note", "{\"account\":\"acme\"}",
+					"r1")));
+
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> IdempotentFunction.builder("add_note", String.class).keyArguments("a").keyExcludes("b"))
+			.withMessageContaining("chosen once");
+	}
+
+	@Test
 	void concurrentCallsOfOneKeyRunTheBodyOnce() throws Exception {
 		int threads = 16;
 		int rounds = 50;

@@ -90,8 +90,8 @@ final class IdempotentToolExecutor implements ToolExecutor {
 				return result;
 			}
 			Answer answer = answered.get().answer();
-			if (answer == Answer.REPLAYED) {
-				return withText(result, AnswerText.replayed(result.resultText()));
+			if (answer.isReplayWithResult()) {
+				return withText(result, AnswerText.replayed(answered.get(), result.resultText()));
 			}
 			if (result.isError() && (answer.isRefusal() || answer.isRepeat())) {
 				// LangChain4j made the library's exception an error result: the model reads its kind too.

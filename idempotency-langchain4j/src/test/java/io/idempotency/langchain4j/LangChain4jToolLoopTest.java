@@ -96,6 +96,12 @@ class LangChain4jToolLoopTest {
 			return Reconciliation.notFound();
 		}
 
+		@Tool(name = "log_issue", value = "Log an issue against an account")
+		@IdempotentTool(reconcile = "findTicket", keyArguments = "account")
+		public String logIssue(String account, String note) {
+			return openTicket(account, note);
+		}
+
 		int tickets() {
 			return this.jdbc.queryForObject("SELECT COUNT(*) FROM tickets", Integer.class);
 		}
@@ -300,6 +306,21 @@ class LangChain4jToolLoopTest {
 		assertThat(read).hasSize(3);
 		assertThat(JSON.readTree(read.get(1)).get("kind").asString()).isEqualTo("replayed");
 		assertThat(read.get(2)).isEqualTo("a pump");
+	}
+
+	@Test
+	void aRepeatThatRephrasesADetailOutsideTheKeyReadsTheResultAndWhatWasNotApplied() {
+		ScriptedModel model = new ScriptedModel().callsTool("log_issue", "{\"account\":\"acme\",\"note\":\"pump is noisy\"}")
+			.callsTool("log_issue", "{\"account\":\"acme\",\"note\":\"The pump makes a noise\"}")
+			.answers("Logged once.");
+
+		assistant(model).chat("Log the pump noise for acme");
+
+		assertThat(this.tools.tickets()).isEqualTo(1);
+		JsonNode notice = JSON.readTree(model.toolResultsRead().get(1));
+		assertThat(notice.get("kind").asString()).isEqualTo("replayed_different_details");
+		assertThat(notice.get("differentDetails").get(0).asString()).isEqualTo("note");
+		assertThat(notice.get("result").asString()).isEqualTo("TCK-1");
 	}
 
 	@Test

@@ -335,9 +335,9 @@ public final class IdempotentMcpTools {
 			return (answer.isRefusal() || answer.isRepeat()) ? refusal(result, answer) : result;
 		}
 		if (call.get().envelope()) {
-			return envelope(result, answer);
+			return envelope(result, call.get());
 		}
-		return (answer == Answer.REPLAYED) ? withNotice(result) : result;
+		return answer.isReplayWithResult() ? withNotice(result, call.get()) : result;
 	}
 
 	/**
@@ -345,9 +345,11 @@ public final class IdempotentMcpTools {
 	 * a repeat that was not executed again (in progress, a previous failure, done without its result) is an
 	 * error result, as for a plain-typed tool.
 	 */
-	private static CallToolResult envelope(CallToolResult result, Answer answer) {
-		if (answer == Answer.REPLAYED) {
-			return new CallToolResult(result.content(), result.isError(), result.structuredContent(), replayedMeta(result));
+	private static CallToolResult envelope(CallToolResult result, IdempotentCall call) {
+		Answer answer = call.answer();
+		if (answer.isReplayWithResult()) {
+			return new CallToolResult(result.content(), result.isError(), result.structuredContent(),
+					replayedMeta(result, call));
 		}
 		if (answer.isRepeat()) {
 			return new CallToolResult(result.content(), true, result.structuredContent(), result.meta());
@@ -355,26 +357,26 @@ public final class IdempotentMcpTools {
 		return result;
 	}
 
-	private static Map<String, Object> replayedMeta(CallToolResult result) {
+	private static Map<String, Object> replayedMeta(CallToolResult result, IdempotentCall call) {
 		Map<String, Object> meta = new LinkedHashMap<>((result.meta() != null) ? result.meta() : Map.of());
 		meta.put(REPLAYED_META_KEY, true);
-		meta.put(MESSAGE_META_KEY, IdempotentCall.replayMessage());
+		meta.put(MESSAGE_META_KEY, call.message());
 		return meta;
 	}
 
-	private static CallToolResult withNotice(CallToolResult result) {
+	private static CallToolResult withNotice(CallToolResult result, IdempotentCall call) {
 		List<McpSchema.Content> content = new ArrayList<>(result.content());
 		int text = indexOfText(content);
 		if (text >= 0) {
 			String stored = ((McpSchema.TextContent) content.get(text)).text();
-			content.set(text, McpSchema.TextContent.builder(AnswerText.replayed(stored)).build());
+			content.set(text, McpSchema.TextContent.builder(AnswerText.replayed(call, stored)).build());
 		}
 		else {
 			// A structured result only: the server writes its text; the notice carries it instead.
 			String stored = (result.structuredContent() != null) ? AnswerText.json(result.structuredContent()) : null;
-			content.add(0, McpSchema.TextContent.builder(AnswerText.replayed(stored)).build());
+			content.add(0, McpSchema.TextContent.builder(AnswerText.replayed(call, stored)).build());
 		}
-		return new CallToolResult(content, result.isError(), result.structuredContent(), replayedMeta(result));
+		return new CallToolResult(content, result.isError(), result.structuredContent(), replayedMeta(result, call));
 	}
 
 	/** The library's answer as the error the server made of its exception, with the kind the model reads. */

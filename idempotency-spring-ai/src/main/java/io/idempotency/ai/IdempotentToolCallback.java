@@ -100,9 +100,9 @@ public final class IdempotentToolCallback implements ToolCallback {
 			// Only this tool's own call: a tool that is not idempotent may make idempotent calls of its own.
 			Optional<IdempotentCall> answered = scope.last()
 				.filter((last) -> last.toolCallName().equals(getToolDefinition().name()));
-			if (!returnDirect && answered.isPresent() && answered.get().answer() == Answer.REPLAYED
+			if (!returnDirect && answered.isPresent() && answered.get().answer().isReplayWithResult()
 					&& !answered.get().envelope()) {
-				return AnswerText.replayed(result);
+				return AnswerText.replayed(answered.get(), result);
 			}
 			return result;
 		}

@@ -38,7 +38,8 @@ import org.testcontainers.utility.DockerImageName;
  * instead, so that CI never passes by skipping.
  *
  * <p>H2 needs no server: each call gives a new, empty in-memory database. YugabyteDB has no embedded server:
- * {@link #yugabyteDb()} connects to one named in the environment or runs one where Docker is available.
+ * {@link #yugabyteDb()} connects to one named in the environment or runs one where Docker is available, and
+ * its tests are skipped, with the reason, where there is neither, in CI too.
  */
 public final class TestDatabases {
 

@@ -32,7 +32,7 @@ import org.springframework.util.ReflectionUtils;
  * instead of as plain tool objects, so that each call runs in the AI service invocation's run and the model
  * reads how it was answered. A tool provider the AI service already had keeps its tools.
  */
-@AutoConfiguration(afterName = "dev.langchain4j.service.spring.AiServicesAutoConfig")
+@AutoConfiguration(afterName = "dev.langchain4j.spring.LangChain4jAutoConfig")
 @ConditionalOnClass(name = { "dev.langchain4j.service.spring.AiService",
 		"io.idempotency.langchain4j.IdempotentLangChain4jTools" })
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
@@ -45,8 +45,9 @@ public class IdempotencyLangChain4jAutoConfiguration {
 
 	/**
 	 * Rewrites the definition of each AI service that LangChain4j's {@code AiServicesAutoConfig} registered
-	 * (its own bean factory post-processor, which runs before this one): its tool beans with idempotent tools
-	 * move to a tool provider. Not ordered, so that it runs after that post-processor.
+	 * (its own bean factory post-processor, imported by {@code LangChain4jAutoConfig}, which this
+	 * configuration comes after): its tool beans with idempotent tools move to a tool provider. Not ordered,
+	 * as that post-processor is not: unordered ones run in the order they were registered, so this one last.
 	 */
 	static final class AiServiceTools implements BeanFactoryPostProcessor {
 

@@ -70,6 +70,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 public class SpringAiToolLoopTest {
 
+	private static final tools.jackson.databind.json.JsonMapper JSON = new tools.jackson.databind.json.JsonMapper();
+
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataSourceAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
@@ -123,6 +125,25 @@ public class SpringAiToolLoopTest {
 
 		public int drafts() {
 			return this.jdbc.queryForObject("SELECT COUNT(*) FROM drafts", Integer.class);
+		}
+
+		@Tool(name = "open_case", description = "Open a support case")
+		@IdempotentTool(reconcile = "findCase", keyArguments = { "account", "issue" })
+		public String openCase(String account, String issue, String description, ToolContext toolContext) {
+			this.jdbc.update("INSERT INTO drafts (sku, quantity) VALUES (?, 0)", "CASE-" + issue);
+			return "case for " + account + ": " + issue;
+		}
+
+		@Tool(name = "open_strict_case", description = "Open a support case, exactly as described")
+		@IdempotentTool(reconcile = "findCase", keyExcludes = "description",
+				onDifferentDetails = io.idempotency.DifferentDetails.REFUSE)
+		public String openStrictCase(String account, String issue, String description, ToolContext toolContext) {
+			this.jdbc.update("INSERT INTO drafts (sku, quantity) VALUES (?, 0)", "STRICT-" + issue);
+			return "strict case for " + account + ": " + issue;
+		}
+
+		Reconciliation<String> findCase(IdempotencyKey key) {
+			return Reconciliation.notFound();
 		}
 
 	}
@@ -282,6 +303,33 @@ public class SpringAiToolLoopTest {
 			ask(context, tuesday, "tuesday-run");
 			assertThat(tools.drafts()).isEqualTo(2);
 			assertThat(tuesday.toolResponsesRead().get(0).responseData()).doesNotContain("replayed");
+		});
+	}
+
+	@Test
+	void aRepeatThatRephrasesADetailOutsideTheKeyIsOneCaseAndTheModelReadsWhatWasNotApplied() {
+		this.runner.run((context) -> {
+			DraftTools tools = context.getBean(DraftTools.class);
+			ScriptedModel model = new ScriptedModel()
+				.callsTool("open_case", "{\"account\":\"acme\",\"issue\":\"seal\",\"description\":\"Seal failure on pump 3\"}")
+				.callsTool("open_case", "{\"issue\":\"seal\",\"account\":\"acme\",\"description\":\"The seal on pump 3 failed\"}")
+				.callsTool("open_strict_case", "{\"account\":\"acme\",\"issue\":\"valve\",\"description\":\"Valve leaks\"}")
+				.callsTool("open_strict_case", "{\"account\":\"acme\",\"issue\":\"valve\",\"description\":\"Leaking valve\"}")
+				.answers("One case each.");
+
+			ask(context, model, "case-run");
+
+			assertThat(tools.drafts()).as("one case each").isEqualTo(2);
+			List<ToolResponseMessage.ToolResponse> read = model.toolResponsesRead();
+			assertThat(read.get(0).responseData()).isEqualTo("\"case for acme: seal\"");
+			tools.jackson.databind.JsonNode replayed = JSON.readTree(read.get(1).responseData());
+			assertThat(replayed.get("kind").asString()).isEqualTo("replayed_different_details");
+			assertThat(replayed.get("differentDetails").get(0).asString()).isEqualTo("description");
+			assertThat(replayed.get("message").asString()).contains("were not applied: description");
+			assertThat(replayed.get("result").asString()).isEqualTo("case for acme: seal");
+			tools.jackson.databind.JsonNode refused = JSON.readTree(read.get(3).responseData());
+			assertThat(refused.get("kind").asString()).isEqualTo("refused_different_details");
+			assertThat(refused.get("message").asString()).contains("details differ from it: description");
 		});
 	}
 

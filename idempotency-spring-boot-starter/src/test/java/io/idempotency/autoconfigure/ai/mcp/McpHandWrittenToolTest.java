@@ -142,6 +142,23 @@ class McpHandWrittenToolTest {
 	}
 
 	@Test
+	void aRepeatThatRephrasesADetailOutsideTheKeyReadsTheResultAndWhatWasNotApplied() {
+		int before = Server.contacts.get();
+		Map<String, Object> run = Map.of("io.idempotency/runId", "contact-run-1");
+		this.client.callTool(new CallToolRequest("log_contact", Map.of("account", "acme", "note", "called back"), run));
+		CallToolResult again = this.client.callTool(new CallToolRequest("log_contact",
+				Map.of("account", "acme", "note", "Called them back about the quote"), run));
+
+		assertThat(Server.contacts).hasValue(before + 1);
+		assertThat(again.isError()).isFalse();
+		JsonNode notice = JSON.readTree(text(again));
+		assertThat(notice.get("kind").asString()).isEqualTo("replayed_different_details");
+		assertThat(notice.get("differentDetails").get(0).asString()).isEqualTo("note");
+		assertThat(again.meta()).containsEntry("io.idempotency/replayed", true);
+		assertThat((String) again.meta().get("io.idempotency/message")).contains("were not applied: note");
+	}
+
+	@Test
 	void aTransactionalHandWrittenToolCommitsItsWritesWithItsClaimAndAnErrorResultRollsBothBack() {
 		Map<String, Object> run = Map.of("io.idempotency/runId", "close-run-1");
 		CallToolResult closed = this.client.callTool(close("B-1", run));
@@ -217,6 +234,26 @@ class McpHandWrittenToolTest {
 		}
 
 		record Note(String text) {
+		}
+
+		static final java.util.concurrent.atomic.AtomicInteger contacts = new java.util.concurrent.atomic.AtomicInteger();
+
+		/** Keyed on the account alone: a repeat that rephrases the note is the same contact. */
+		@Bean
+		org.springframework.ai.tool.ToolCallback logContact(IdempotentCalls calls) {
+			org.springframework.ai.tool.ToolCallback callback = org.springframework.ai.tool.function.FunctionToolCallback
+				.builder("log_contact", (Contact contact) -> "contact " + contacts.incrementAndGet() + " with "
+						+ contact.account())
+				.description("Log a contact with an account")
+				.inputType(Contact.class)
+				.build();
+			return IdempotentToolCallbacks.idempotent(callback, IdempotentFunction.builder("log_contact", String.class)
+				.reconcile((key, arguments) -> Reconciliation.notFound())
+				.keyArguments("account")
+				.build(), calls);
+		}
+
+		record Contact(String account, String note) {
 		}
 
 		/** For a synchronous server: Spring AI's MCP server takes the tools of List beans. */
