@@ -121,8 +121,8 @@ public class Demo {
 		int before = this.tickets.tickets().size();
 		Run run = new Run("code-retry-" + UUID.randomUUID(), Agent.USER);
 		List<TicketSystem.Ticket> opened = RunContext.supply(run,
-				() -> List.of(this.ticketTools.openTicket(ACCOUNT, "loose fitting"),
-						this.ticketTools.openTicket(ACCOUNT, " loose fitting")));
+				() -> List.of(this.ticketTools.openTicket(ACCOUNT, "loose fitting", null),
+						this.ticketTools.openTicket(ACCOUNT, " loose fitting", null)));
 		say("first call: " + opened.get(0).id() + ", second call: " + opened.get(1).id());
 		return expect("one ticket for the two calls", this.tickets.tickets().size() - before, 1)
 				& expect("the retry answered with the same ticket", opened.get(1).id().equals(opened.get(0).id()));
@@ -149,14 +149,18 @@ public class Demo {
 		return expect("two tickets, one per run", this.tickets.tickets().size() - before, 2);
 	}
 
-	/** Two different tickets in one run are two intents; the model's repeat of one of them is not. */
+	/**
+	 * Two different tickets in one run are two intents; the model's twin of one of them in the same turn is
+	 * not, and neither is its later repeat that rephrases the description.
+	 */
 	public boolean twoTicketsInOneRun() {
 		title("5. Two different tickets in one run");
 		int before = this.tickets.tickets().size();
 		RunTranscript run = ask("open a ticket for the seal failure and one for the pump noise");
 		return expect("two tickets", this.tickets.tickets().size() - before, 2)
-				& expect("the model's repeat of the first was a replay", outcomesOf(run, "open_ticket"),
-						List.of("executed", "executed", "replayed"));
+				& expect("the model's twin of the first was a replay, and its rephrased repeat was told the new"
+						+ " description was not applied", outcomesOf(run, "open_ticket"),
+						List.of("executed", "executed", "replayed", "replayed_different_details"));
 	}
 
 	/** The ticket system opens the ticket, then answers too late: unknown, not retried, reconciled. */
@@ -166,8 +170,8 @@ public class Demo {
 		this.tickets.arm(Fault.TIMEOUT_AFTER_EFFECT);
 		RunTranscript run = ask("open a ticket for the valve leak");
 		boolean held = expect("one ticket, not retried within the run", this.tickets.tickets().size() - before, 1)
-				& expect("the model read the timeout, then 'in progress' for its repeat", outcomesOf(run, "open_ticket"),
-						List.of("error", "in_progress"));
+				& expect("the model read the timeout, then 'in progress' for its twin and its repeat",
+						outcomesOf(run, "open_ticket"), List.of("error", "in_progress", "in_progress"));
 		Reconciler reconciler = this.reconciler.getIfAvailable();
 		if (reconciler == null) {
 			return expect("the reconciler resolves the call", false);

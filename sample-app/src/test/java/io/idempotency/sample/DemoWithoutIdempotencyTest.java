@@ -25,7 +25,7 @@ class DemoWithoutIdempotencyTest extends SampleAppTest {
 
 		String transcript = narration.toString(StandardCharsets.UTF_8);
 		assertThat(failed).as(transcript).isGreaterThan(0);
-		assertThat(transcript).contains("[FAILED] one ticket for the two requests (4)")
+		assertThat(transcript).contains("[FAILED] one ticket for the two requests (6)")
 			.contains("[FAILED] one ticket for the two calls (2)")
 			.contains(failed + " expectation(s) failed.");
 	}

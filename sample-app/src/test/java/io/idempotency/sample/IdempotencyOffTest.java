@@ -33,7 +33,7 @@ class IdempotencyOffTest extends SampleAppTest {
 		this.agent.idempotencyOff(true);
 
 		assertThat(this.demo.twoTicketsInOneRun()).isFalse();
-		assertThat(narration.toString(StandardCharsets.UTF_8)).contains("[FAILED] two tickets (3)");
+		assertThat(narration.toString(StandardCharsets.UTF_8)).contains("[FAILED] two tickets (4)");
 	}
 
 }

@@ -64,16 +64,18 @@ class McpServerTest extends SampleAppTest {
 
 	@Test
 	void sendingAQuoteTwiceInOneRunSendsItOnceAndTheRepeatIsToldSo() {
+		// A run of its own: the sample's database outlives a test run on a server.
+		String runId = "mcp-send-" + java.util.UUID.randomUUID();
 		CallToolResult drafted = this.client.callTool(new CallToolRequest("draft_quote",
-				Map.of("accountName", "Henderson Industrial", "sku", "PUMP-3", "quantity", 2), run("mcp-send-1")));
+				Map.of("accountName", "Henderson Industrial", "sku", "PUMP-3", "quantity", 2), run(runId)));
 		assertThat(drafted.isError()).as(text(drafted)).isFalse();
 		long quoteId = quoteIdOf(drafted);
 		int before = this.delivery.sends().size();
 
 		CallToolResult sent = this.client.callTool(new CallToolRequest("send_quote", Map.of("quoteId", quoteId),
-				run("mcp-send-1")));
+				run(runId)));
 		CallToolResult again = this.client.callTool(new CallToolRequest("send_quote", Map.of("quoteId", quoteId),
-				run("mcp-send-1")));
+				run(runId)));
 
 		assertThat(sent.isError()).as(text(sent)).isFalse();
 		assertThat(again.isError()).isFalse();

@@ -34,7 +34,8 @@ import org.springframework.ai.model.tool.ToolCallingChatOptions;
  * <li>"quote 200 of SKU-4411 for Henderson Industrial": {@code check_inventory} and {@code draft_quote} in
  * one turn, then {@code draft_quote} again, reordered and re-spaced;</li>
  * <li>"open a ticket for the seal failure and one for the pump noise" (optionally "... at Acme"): two
- * {@code open_ticket} calls in one turn, then the first again, re-spaced;</li>
+ * {@code open_ticket} calls in one turn with a twin of the first, then the first again, re-spaced and its
+ * description rephrased;</li>
  * <li>"send quote 7": {@code send_quote}, then the same call again.</li>
  * </ul>
  */
@@ -109,12 +110,20 @@ public class ScriptedChatModel implements ChatModel {
 			String account = (tickets.group(3) != null) ? tickets.group(3).trim() : DEFAULT_ACCOUNT;
 			String first = tickets.group(1).trim();
 			List<AssistantMessage.ToolCall> opened = new ArrayList<>();
-			opened.add(call("open_ticket", ordered("accountName", account, "issue", first)));
+			opened.add(call("open_ticket", ordered("accountName", account, "issue", first, "description",
+					"The customer reports a " + first + ".")));
 			if (tickets.group(2) != null) {
-				opened.add(call("open_ticket", ordered("accountName", account, "issue", tickets.group(2).trim())));
+				String second = tickets.group(2).trim();
+				opened.add(call("open_ticket", ordered("accountName", account, "issue", second, "description",
+						"The customer reports a " + second + ".")));
 			}
+			// A twin: the same call again in the same turn.
+			opened.add(call("open_ticket", ordered("accountName", account, "issue", first, "description",
+					"The customer reports a " + first + ".")));
 			turns.add(opened);
-			turns.add(List.of(call("open_ticket", ordered("issue", first + "  ", "accountName", account))));
+			// Then again, re-spaced and with the description rephrased.
+			turns.add(List.of(call("open_ticket", ordered("issue", first + "  ", "accountName", account, "description",
+					"Customer says: " + first + ", please look into it"))));
 		}
 		return turns;
 	}
@@ -163,8 +172,14 @@ public class ScriptedChatModel implements ChatModel {
 			JsonNode answer = JSON.readTree(data);
 			if (answer.isObject() && answer.has("kind")) {
 				String kind = answer.get("kind").asString();
-				return kind.equals("replayed") ? "already done earlier in this request, so not done again; counting it once"
-						: kind.replace('_', ' ') + ": " + answer.path("message").asString();
+				if (kind.equals("replayed")) {
+					return "already done earlier in this request, so not done again; counting it once";
+				}
+				if (kind.equals("replayed_different_details")) {
+					return "already done earlier in this request, so not done again; these details were not applied: "
+							+ answer.path("differentDetails").toString();
+				}
+				return kind.replace('_', ' ') + ": " + answer.path("message").asString();
 			}
 		}
 		catch (RuntimeException ex) {

@@ -1,6 +1,7 @@
 package io.idempotency.sample.tools;
 
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -29,14 +30,27 @@ public class TicketTools {
 		this.ticketSystem = clients.ticketSystem();
 	}
 
-	@Tool(name = "open_ticket", description = "Open a support ticket for an account about one issue")
-	@IdempotentTool(reconcile = "findTicket")
-	public Ticket openTicket(String accountName, String issue) {
+	/**
+	 * Keyed on the account and the issue, which name the ticket: a model that repeats the call rephrasing its
+	 * description opens no second ticket, and is told the new description was not applied. A twin of a call
+	 * still running waits up to two seconds for its ticket.
+	 */
+	@Tool(name = "open_ticket", description = "Open a support ticket for an account about one issue, with an"
+			+ " optional description")
+	@IdempotentTool(reconcile = "findTicket", keyArguments = { "accountName", "issue" }, waitForRunning = "2s")
+	public Ticket openTicket(String accountName, String issue, String description) {
 		String reference = reference();
+		Map<String, Object> body = new LinkedHashMap<>();
+		body.put("accountName", accountName.trim());
+		body.put("issue", issue.trim());
+		body.put("reference", reference);
+		if (description != null) {
+			body.put("description", description.trim());
+		}
 		// Check, then create: closes the window of a retry seconds later; the claim closes the rest.
 		return find(reference).orElseGet(() -> this.ticketSystem.post()
 			.uri("/tickets")
-			.body(Map.of("accountName", accountName.trim(), "issue", issue.trim(), "reference", reference))
+			.body(body)
 			.retrieve()
 			.body(Ticket.class));
 	}
