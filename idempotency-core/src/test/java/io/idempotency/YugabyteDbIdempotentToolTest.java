@@ -3,17 +3,15 @@ package io.idempotency;
 import javax.sql.DataSource;
 
 import io.idempotency.testsupport.DatabaseFacts;
+import io.idempotency.testsupport.EnabledWithYugabyteDb;
 import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
-import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
  * The idempotent tools' contract on YugabyteDB (its YSQL API, on PostgreSQL's protocol, with the ledger's PostgreSQL
  * statements): where Docker is available, or a server is named by {@code IDEMPOTENCY_TEST_YUGABYTEDB_URL}.
  */
-@EnabledIf(value = "io.idempotency.testsupport.TestDatabases#yugabyteDbAvailable",
-		disabledReason = "no YugabyteDB: it runs in a Docker container, and no Docker engine answers here"
-				+ " (or set IDEMPOTENCY_TEST_YUGABYTEDB_URL)")
+@EnabledWithYugabyteDb
 class YugabyteDbIdempotentToolTest extends IdempotentToolContractTests {
 
 	@Override
