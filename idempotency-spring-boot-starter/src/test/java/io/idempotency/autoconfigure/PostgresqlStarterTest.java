@@ -352,6 +352,8 @@ class PostgresqlStarterTest {
 			assertThat(report.get("oldestUnsettled")).hasSize(1);
 			assertThat(report.get("oldestUnsettled").get(0).get("runId").stringValue()).isEqualTo("r9");
 			assertThat(report.toString()).doesNotContain("stuck");
+			assertThat(report.get("answersSinceStart").get("executed").asLong()).isEqualTo(1);
+			assertThat(report.get("answersSinceStart").get("replayed").asLong()).isEqualTo(1);
 		});
 	}
 

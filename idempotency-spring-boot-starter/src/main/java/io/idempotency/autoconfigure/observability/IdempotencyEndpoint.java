@@ -17,7 +17,8 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 /**
  * {@code /actuator/idempotency}: the replay rate over the window, the rows by status, the calls waiting
- * for a human, and the oldest unsettled calls. Arguments and results are not shown.
+ * for a human, the oldest unsettled calls, and how this instance's calls were answered since it started.
+ * Arguments and results are not shown.
  */
 @Endpoint(id = "idempotency")
 public class IdempotencyEndpoint {
@@ -32,26 +33,41 @@ public class IdempotencyEndpoint {
 
 	private final Duration staleAfter;
 
+	private final Supplier<Map<String, Long>> answers;
+
 	/**
 	 * @param transactionalTools the names of the application's transactional tools, asked at each report
 	 * @param staleAfter how long a call of one may stay unsettled before it is reported
 	 */
 	public IdempotencyEndpoint(JdbcLedger ledger, Duration window, int humanAfterAttempts,
 			Supplier<Set<String>> transactionalTools, Duration staleAfter) {
+		this(ledger, window, humanAfterAttempts, transactionalTools, staleAfter, Map::of);
+	}
+
+	/**
+	 * @param transactionalTools the names of the application's transactional tools, asked at each report
+	 * @param staleAfter how long a call of one may stay unsettled before it is reported
+	 * @param answers how this instance's calls were answered since it started, by kind
+	 */
+	public IdempotencyEndpoint(JdbcLedger ledger, Duration window, int humanAfterAttempts,
+			Supplier<Set<String>> transactionalTools, Duration staleAfter, Supplier<Map<String, Long>> answers) {
 		this.ledger = ledger;
 		this.window = window;
 		this.humanAfterAttempts = humanAfterAttempts;
 		this.transactionalTools = transactionalTools;
 		this.staleAfter = staleAfter;
+		this.answers = answers;
 	}
 
 	/**
 	 * The ledger's state.
 	 * @param unsettledTransactional calls of transactional tools unsettled for longer than the reconciler's
 	 * threshold: their claim committed without their transaction, and no reconciler resolves them
+	 * @param answersSinceStart how this instance's calls were answered since it started, by kind
+	 * ({@code replayed}, {@code replayed_different_details}, ...): answers given at least once
 	 */
 	public record Report(String table, Window replays, Map<LedgerStatus, Long> rowsByStatus, long awaitingHuman,
-			long unsettledTransactional, List<UnsettledCall> oldestUnsettled) {
+			long unsettledTransactional, List<UnsettledCall> oldestUnsettled, Map<String, Long> answersSinceStart) {
 	}
 
 	/** Replays over a window. */
@@ -73,7 +89,7 @@ public class IdempotencyEndpoint {
 		return new Report(this.ledger.tableName(),
 				new Window(this.window.toString(), statistics.calls(), statistics.replays(), statistics.replayRate()),
 				this.ledger.countByStatus(), this.ledger.countAwaitingHuman(this.humanAfterAttempts),
-				this.ledger.countUnsettledOf(this.transactionalTools.get(), this.staleAfter), oldest);
+				this.ledger.countUnsettledOf(this.transactionalTools.get(), this.staleAfter), oldest, this.answers.get());
 	}
 
 	private static UnsettledCall unsettled(LedgerEntry entry) {

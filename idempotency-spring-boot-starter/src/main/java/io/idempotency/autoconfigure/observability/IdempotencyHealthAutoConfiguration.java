@@ -56,11 +56,17 @@ public class IdempotencyHealthAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
+		IdempotencyAnswerCounts idempotencyAnswerCounts() {
+			return new IdempotencyAnswerCounts();
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
 		IdempotencyEndpoint idempotencyEndpoint(JdbcLedger ledger, IdempotencyProperties properties,
-				ObjectProvider<IdempotentToolRegistry> tools) {
+				ObjectProvider<IdempotentToolRegistry> tools, IdempotencyAnswerCounts answers) {
 			return new IdempotencyEndpoint(ledger, properties.getHealth().getWindow(),
 					properties.getReconciler().getMaxAttempts(), transactionalTools(tools),
-					properties.getReconciler().getStaleAfter());
+					properties.getReconciler().getStaleAfter(), answers::byKind);
 		}
 
 	}
