@@ -1,7 +1,8 @@
 // The page: a chat with the agent, and a live view of its runs, the ledger and the external systems.
 const FAULTS = ['NONE', 'TIMEOUT_AFTER_EFFECT', 'FAIL_BEFORE_EFFECT', 'SLOW'];
 const LABELS = {
-  executed: 'executed', replayed: 'replayed', in_progress: 'in progress',
+  executed: 'executed', replayed: 'replayed', replayed_different_details: 'replayed, other details not applied',
+  in_progress: 'in progress',
   previous_attempt_failed: 'previous failure', error: 'error', read: 'read (not idempotent)',
   'executed (idempotency off)': 'executed, idempotency off'
 };

@@ -142,6 +142,33 @@ class StartupChecksTest {
 			return ticket.issue();
 		}
 
+		public record Address(String city) {
+		}
+
+		public record Order(String account, java.util.Map<String, String> attributes, Address shipTo) {
+		}
+
+		@IdempotentTool(name = "into_a_map", reconcile = "find", keyArguments = { "order.attributes.color",
+				"order.shipTo.city" })
+		public String intoAMap(Order order, String note) {
+			return note;
+		}
+
+		@IdempotentTool(name = "member_elsewhere", reconcile = "find", keyArguments = "order.city")
+		public String memberElsewhere(Order order, String note) {
+			return note;
+		}
+
+		@IdempotentTool(name = "excludes_everything", reconcile = "find", keyExcludes = { "account", "issue" })
+		public String excludesEverything(String account, String issue) {
+			return issue;
+		}
+
+		@IdempotentTool(name = "refuses_nothing", reconcile = "find", onDifferentDetails = DifferentDetails.REFUSE)
+		public String refusesNothing(String account, String issue) {
+			return issue;
+		}
+
 		Reconciliation<String> find(IdempotencyKey key) {
 			return Reconciliation.notFound();
 		}
@@ -158,7 +185,14 @@ class StartupChecksTest {
 					+ " 'ticket.descripton', but its arguments have no member 'descripton'")
 			.withMessageContaining("Tool 'empty_segment' (StartupChecksTest.BadKeys.emptySegment) has keyArguments names"
 					+ " 'ticket..issue', which has an empty segment")
-			.withMessageNotContaining("good_keys");
+			.withMessageContaining("Tool 'member_elsewhere' (StartupChecksTest.BadKeys.memberElsewhere) has keyArguments"
+					+ " 'order.city', but its arguments have no member 'city' there")
+			.withMessageContaining("Tool 'excludes_everything' (StartupChecksTest.BadKeys.excludesEverything) has"
+					+ " keyExcludes naming every parameter")
+			.withMessageContaining("Tool 'refuses_nothing' (StartupChecksTest.BadKeys.refusesNothing) has"
+					+ " onDifferentDetails but neither keyArguments nor keyExcludes")
+			.withMessageNotContaining("good_keys")
+			.withMessageNotContaining("into_a_map");
 	}
 
 	public static class BadReconcile {

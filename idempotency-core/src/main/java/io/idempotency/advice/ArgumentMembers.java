@@ -3,6 +3,7 @@ package io.idempotency.advice;
 import java.lang.reflect.Type;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -63,6 +64,40 @@ final class ArgumentMembers {
 			members.merge(property.getName(), isWriteOnly(config, property), Boolean::logicalOr);
 			collect(config, property.getPrimaryType(), members, seen, depth + 1);
 		}
+	}
+
+	/**
+	 * The first name of these, walked one at a time into a value of this type (collections, arrays and
+	 * optionals walked through to their elements), that is no member of the type where it stands; empty when
+	 * each is, or where the type cannot tell (a map's keys, {@code Object}, a JSON tree).
+	 */
+	static java.util.Optional<String> missingMember(Type type, List<String> names) {
+		SerializationConfig config = IdempotencyKeys.argumentsMapper().serializationConfig();
+		JavaType current = config.getTypeFactory().constructType(type);
+		for (String name : names) {
+			while (current != null && (current.isCollectionLikeType() || current.isArrayType()
+					|| current.isReferenceType())) {
+				current = current.getContentType();
+			}
+			if (current == null || current.isMapLikeType() || current.getRawClass() == Object.class
+					|| current.getRawClass().getName().startsWith("tools.jackson.databind")) {
+				return java.util.Optional.empty();
+			}
+			ClassIntrospector introspector = config.classIntrospectorInstance().forOperation(config);
+			BeanDescription description = introspector.introspectForSerialization(current,
+					introspector.introspectClassAnnotations(current));
+			JavaType next = null;
+			for (BeanPropertyDefinition property : description.findProperties()) {
+				if (property.getName().equals(name)) {
+					next = property.getPrimaryType();
+				}
+			}
+			if (next == null) {
+				return java.util.Optional.of(name);
+			}
+			current = next;
+		}
+		return java.util.Optional.empty();
 	}
 
 	private static boolean isWriteOnly(SerializationConfig config, BeanPropertyDefinition property) {

@@ -60,6 +60,11 @@ final class Repeats {
 	}
 
 	private Object replay(ToolDescriptor tool, Claim.Replay replay, ClaimRequest request, CallLedger ledger) {
+		List<String> different = differentDetails(tool, request, ledger);
+		if (!different.isEmpty() && tool.onDifferentDetails() == DifferentDetails.REFUSE) {
+			this.reports.tell(tool, request, Answer.REFUSED_DIFFERENT_DETAILS, different);
+			throw new DifferentDetailsException(tool.name(), different);
+		}
 		if (replay.result() == null && !tool.returnsNothing()) {
 			return withoutResult(tool, request, null);
 		}
@@ -73,14 +78,9 @@ final class Repeats {
 					+ " back: " + ex.getMessage() + ". A repeat is told the action was done, without its result");
 			return withoutResult(tool, request, ex);
 		}
-		List<String> different = differentDetails(tool, request, ledger);
 		if (different.isEmpty()) {
 			this.reports.tell(tool, request, Answer.REPLAYED);
 			return tool.envelope() ? ToolResult.replayed(data) : data;
-		}
-		if (tool.onDifferentDetails() == DifferentDetails.REFUSE) {
-			this.reports.tell(tool, request, Answer.REFUSED_DIFFERENT_DETAILS, different);
-			throw new DifferentDetailsException(tool.name(), different);
 		}
 		this.reports.tell(tool, request, Answer.REPLAYED_DIFFERENT_DETAILS, different);
 		return tool.envelope() ? ToolResult.replayedWithDifferentDetails(data, different) : data;

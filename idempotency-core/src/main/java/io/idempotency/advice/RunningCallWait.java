@@ -48,6 +48,10 @@ final class RunningCallWait {
 				return current;
 			}
 			LedgerEntry entry = row.get();
+			if (!java.util.Objects.equals(entry.userId(), running.entry().userId()) || entry.id() != running.entry().id()) {
+				// Another row under the key (the first purged, the key claimed anew): never answered from it.
+				return current;
+			}
 			if (entry.status() == LedgerStatus.SUCCEEDED) {
 				return new Claim.Replay(entry);
 			}

@@ -44,6 +44,9 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 
 	private static final String SPRING_AI_TOOL = "org.springframework.ai.tool.annotation.Tool";
 
+	/** The longest a repeat may wait for its running call. */
+	static final Duration LONGEST_WAIT = Duration.ofHours(1);
+
 	private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
 
 	private static final String SPRING_AI_MCP_TOOL = "org.springframework.ai.mcp.annotation.McpTool";
@@ -117,6 +120,10 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 			return KeyArguments.all();
 		}
 		if (!only && !excluding) {
+			if (annotation.onDifferentDetails() != DifferentDetails.REPLAY) {
+				problems.add("has onDifferentDetails but neither keyArguments nor keyExcludes: with every argument in"
+						+ " the key, no repeat has other details");
+			}
 			return KeyArguments.all();
 		}
 		KeyArguments chosen;
@@ -146,19 +153,16 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 						+ " parameters " + parameters);
 				continue;
 			}
-			Map<String, Boolean> members = ArgumentMembers.of(parameter.getParameterizedType());
-			for (String member : segments.subList(1, segments.size())) {
-				if (!members.isEmpty() && !members.containsKey(member)) {
-					problems.add("has " + attribute + " '" + path + "', but its arguments have no member '" + member
-							+ "' (they have " + members.keySet() + ")");
-					break;
-				}
-			}
+			ArgumentMembers.missingMember(parameter.getParameterizedType(), segments.subList(1, segments.size()))
+				.ifPresent((member) -> problems.add("has " + attribute + " '" + path + "', but its arguments have no"
+						+ " member '" + member + "' there"));
 		}
-		if (only && annotation.keyArguments().length > 0 && chosen.paths().containsAll(parameters)
-				&& chosen.paths().size() == parameters.size()) {
+		if (only && chosen.paths().containsAll(parameters)) {
 			problems.add("has keyArguments naming every parameter: leave keyArguments out, and its keys stay those of"
 					+ " every argument");
+		}
+		if (!only && chosen.paths().containsAll(parameters)) {
+			problems.add("has keyExcludes naming every parameter: its key would be the same for every call of a run");
 		}
 		return chosen;
 	}
@@ -197,6 +201,10 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 	}
 
 	private static void checkWaitForRunning(Duration waitForRunning, boolean transactional, List<String> problems) {
+		if (waitForRunning.compareTo(LONGEST_WAIT) > 0) {
+			problems.add("has waitForRunning " + waitForRunning + ", longer than a repeat may wait (" + LONGEST_WAIT
+					+ "): a caller that waits that long has given up");
+		}
 		if (transactional && !waitForRunning.isZero()) {
 			problems.add("is transactional and has waitForRunning: a repeat of a transactional call waits on the running"
 					+ " call's uncommitted claim already, until it commits or the database's lock wait ends. Remove"

@@ -83,37 +83,54 @@ public final class KeyArguments {
 		if (isAll() || !arguments.isObject()) {
 			return arguments;
 		}
-		return this.only ? kept(arguments, this.tree) : leftOut(arguments, this.tree);
+		JsonNode selected = this.only ? kept(arguments, this.tree) : leftOut(arguments, this.tree);
+		return (selected != null) ? selected : JsonNodeFactory.instance.objectNode();
 	}
 
+	/**
+	 * The members on the paths; {@code null} for nothing (an object none of whose members is on a path, a
+	 * {@code null}), which its parent leaves out, as absent and {@code null} are one intent. A value that is not
+	 * an object or array before a path's end is kept whole: two calls that differ there differ in the key.
+	 */
 	private static JsonNode kept(JsonNode node, PathTree tree) {
-		if (tree.isEnd()) {
+		if (node == null || node.isNull()) {
+			return null;
+		}
+		if (tree.isEnd() || !node.isContainer()) {
 			return node;
 		}
 		if (node.isArray()) {
 			ArrayNode elements = JsonNodeFactory.instance.arrayNode();
-			node.forEach((element) -> elements.add(kept(element, tree)));
+			node.forEach((element) -> {
+				JsonNode kept = kept(element, tree);
+				elements.add((kept != null) ? kept : JsonNodeFactory.instance.nullNode());
+			});
 			return elements;
 		}
 		ObjectNode selected = JsonNodeFactory.instance.objectNode();
-		if (node.isObject()) {
-			for (Map.Entry<String, PathTree> next : tree.children().entrySet()) {
-				JsonNode member = node.get(next.getKey());
-				if (member != null) {
-					selected.set(next.getKey(), kept(member, next.getValue()));
-				}
+		for (Map.Entry<String, PathTree> next : tree.children().entrySet()) {
+			JsonNode member = kept(node.get(next.getKey()), next.getValue());
+			if (member != null) {
+				selected.set(next.getKey(), member);
 			}
 		}
-		return selected;
+		return selected.isEmpty() ? null : selected;
 	}
 
+	/**
+	 * The members not on the paths; {@code null} for an object whose every member was left out, which its
+	 * parent leaves out, as absent and {@code null} are one intent.
+	 */
 	private static JsonNode leftOut(JsonNode node, PathTree tree) {
 		if (node.isArray()) {
 			ArrayNode elements = JsonNodeFactory.instance.arrayNode();
-			node.forEach((element) -> elements.add(leftOut(element, tree)));
+			node.forEach((element) -> {
+				JsonNode kept = leftOut(element, tree);
+				elements.add((kept != null) ? kept : JsonNodeFactory.instance.nullNode());
+			});
 			return elements;
 		}
-		if (!node.isObject()) {
+		if (!node.isObject() || node.isEmpty()) {
 			return node;
 		}
 		ObjectNode selected = JsonNodeFactory.instance.objectNode();
@@ -123,10 +140,13 @@ public final class KeyArguments {
 				selected.set(member.getKey(), member.getValue());
 			}
 			else if (!next.isEnd()) {
-				selected.set(member.getKey(), leftOut(member.getValue(), next));
+				JsonNode kept = leftOut(member.getValue(), next);
+				if (kept != null) {
+					selected.set(member.getKey(), kept);
+				}
 			}
 		}
-		return selected;
+		return selected.isEmpty() ? null : selected;
 	}
 
 	/**

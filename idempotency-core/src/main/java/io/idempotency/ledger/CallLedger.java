@@ -58,13 +58,16 @@ public interface CallLedger {
 	 */
 	void recordReplay(IdempotencyKey key);
 
-	/** What this ledger removes from arguments, results and error texts before it stores them. */
 	/**
 	 * The row of a key as the ledger's database has it committed, if there is one: read without a lock, for a
-	 * repeat that waits for a running call's outcome.
+	 * repeat that waits for a running call's outcome, or compares its details with the earlier call's. A
+	 * ledger that cannot read rows back finds none: such repeats are answered without waiting or comparing.
 	 */
-	Optional<LedgerEntry> find(IdempotencyKey key);
+	default Optional<LedgerEntry> find(IdempotencyKey key) {
+		return Optional.empty();
+	}
 
+	/** What this ledger removes from arguments, results and error texts before it stores them. */
 	Redaction redaction();
 
 }

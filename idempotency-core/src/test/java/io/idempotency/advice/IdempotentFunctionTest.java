@@ -249,6 +249,18 @@ class IdempotentFunctionTest {
 		assertThatIllegalStateException().isThrownBy(() -> this.calls.register(transactional))
 			.withMessageContaining("Function 'book'")
 			.withMessageContaining("is transactional, but");
+		IdempotentFunction<Ticket> waitsInATransaction = IdempotentFunction.builder("book_twice", Ticket.class)
+			.transactional()
+			.waitForRunning(Duration.ofSeconds(2))
+			.build();
+		assertThatIllegalStateException().isThrownBy(() -> this.calls.register(waitsInATransaction))
+			.withMessageContaining("Function 'book_twice' is transactional and has waitForRunning");
+		IdempotentFunction<Ticket> waitsForever = IdempotentFunction.builder("wait_forever", Ticket.class)
+			.reconcile((key, arguments) -> Reconciliation.notFound())
+			.waitForRunning(Duration.ofDays(1))
+			.build();
+		assertThatIllegalStateException().isThrownBy(() -> this.calls.register(waitsForever))
+			.withMessageContaining("longer than a repeat may wait (PT1H)");
 		IdempotentFunction<java.util.concurrent.CompletableFuture<String>> later = IdempotentFunction
 			.builder("later", new org.springframework.core.ParameterizedTypeReference<java.util.concurrent.CompletableFuture<String>>() {
 			})
