@@ -95,9 +95,13 @@ class PageInBrowserTest extends SampleAppTest {
 		assertThat(this.browser.findElements(By.cssSelector("#runs .run:first-child .badge[data-outcome='executed']")))
 			.hasSize(1);
 
+		// The model's twin in the same turn, and its repeat that rephrased the description.
+		WebElement otherDetails = wait.until(ExpectedConditions.visibilityOfElementLocated(
+				By.cssSelector("#runs .run:first-child .badge[data-outcome='replayed_different_details']")));
+		assertThat(otherDetails.getText()).isEqualTo("replayed, other details not applied");
 		List<LedgerView.Row> rows = this.ledger.ofRun(runId);
 		assertThat(rows).hasSize(1);
-		assertThat(rows.get(0).replayCount()).isEqualTo(1);
+		assertThat(rows.get(0).replayCount()).isEqualTo(2);
 		assertThat(this.tickets.tickets()).hasSize(ticketsBefore + 1);
 		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("ticket-count"),
 				String.valueOf(ticketsBefore + 1)));
