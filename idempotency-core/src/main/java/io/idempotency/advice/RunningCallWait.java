@@ -31,7 +31,7 @@ final class RunningCallWait {
 		Claim.InProgress current = running;
 		while (current.entry().status() == LedgerStatus.ATTEMPTING) {
 			long left = deadline - System.nanoTime();
-			if (left <= 0 || !paused(Math.min(pause, left))) {
+			if (left <= 0 || !Pause.of(Math.min(pause, left))) {
 				return current;
 			}
 			pause = Math.min(pause * 2, LONGEST_PAUSE_NANOS);
@@ -61,18 +61,6 @@ final class RunningCallWait {
 			current = new Claim.InProgress(entry);
 		}
 		return current;
-	}
-
-	/** Pauses; {@code false} if the thread was interrupted, which ends the wait (the flag is kept). */
-	private static boolean paused(long nanos) {
-		try {
-			Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
-			return true;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return false;
-		}
 	}
 
 }

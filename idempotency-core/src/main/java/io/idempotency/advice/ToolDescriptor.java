@@ -11,6 +11,7 @@ import java.lang.reflect.Parameter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -136,32 +137,29 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 			return KeyArguments.all();
 		}
 		String attribute = only ? "keyArguments" : "keyExcludes";
-		List<String> parameters = new ArrayList<>();
+		Map<String, Parameter> parameters = new LinkedHashMap<>();
 		for (Parameter parameter : method.getParameters()) {
 			if (!isContextParameter(parameter)) {
-				parameters.add(parameter.getName());
+				parameters.put(parameter.getName(), parameter);
 			}
 		}
 		for (String path : chosen.paths()) {
 			List<String> segments = KeyArguments.segments(path);
-			Parameter parameter = Arrays.stream(method.getParameters())
-				.filter((candidate) -> !isContextParameter(candidate) && candidate.getName().equals(segments.get(0)))
-				.findFirst()
-				.orElse(null);
+			Parameter parameter = parameters.get(segments.get(0));
 			if (parameter == null) {
 				problems.add("has " + attribute + " '" + path + "', but '" + segments.get(0) + "' is not one of its"
-						+ " parameters " + parameters);
+						+ " parameters " + parameters.keySet());
 				continue;
 			}
 			ArgumentMembers.missingMember(parameter.getParameterizedType(), segments.subList(1, segments.size()))
 				.ifPresent((member) -> problems.add("has " + attribute + " '" + path + "', but its arguments have no"
 						+ " member '" + member + "' there"));
 		}
-		if (only && chosen.paths().containsAll(parameters)) {
+		if (only && chosen.paths().containsAll(parameters.keySet())) {
 			problems.add("has keyArguments naming every parameter: leave keyArguments out, and its keys stay those of"
 					+ " every argument");
 		}
-		if (!only && chosen.paths().containsAll(parameters)) {
+		if (!only && chosen.paths().containsAll(parameters.keySet())) {
 			problems.add("has keyExcludes naming every parameter: its key would be the same for every call of a run");
 		}
 		return chosen;

@@ -6,7 +6,6 @@ import io.idempotency.ToolResult;
 import io.idempotency.LedgerUnavailableException;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.concurrent.ThreadLocalRandom;
 
 import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.ledger.CallLedger;
@@ -166,7 +165,9 @@ final class TransactionalCalls {
 					}
 					throw this.reports.ledgerUnavailable(tool, request, (Exception) failure);
 				}
-				pauseAfterSerializationFailure(serializationFailures, tool, request, failure);
+				if (!Pause.beforeAttempt(serializationFailures, SERIALIZATION_BACKOFF_MILLIS)) {
+					throw this.reports.ledgerUnavailable(tool, request, (Exception) failure);
+				}
 				continue;
 			}
 			release(holding, true);
@@ -195,18 +196,6 @@ final class TransactionalCalls {
 	private void release(boolean holding, boolean tell) {
 		if (holding) {
 			this.reports.release(tell);
-		}
-	}
-
-	private void pauseAfterSerializationFailure(int failures, ToolDescriptor tool, ClaimRequest request,
-			Throwable failure) {
-		try {
-			Thread.sleep(ThreadLocalRandom.current().nextLong(1, failures * SERIALIZATION_BACKOFF_MILLIS + 1));
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw this.reports.ledgerUnavailable(tool, request,
-					(failure instanceof Exception exception) ? exception : new IllegalStateException(failure));
 		}
 	}
 

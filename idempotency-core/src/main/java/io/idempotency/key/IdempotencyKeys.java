@@ -72,7 +72,7 @@ public final class IdempotencyKeys {
 	 * @param runId the id of the run, used exactly as given
 	 */
 	public static IdempotencyKey derive(String tool, Map<String, ?> arguments, String runId) {
-		return hash(canonicalJson(tool, arguments, runId));
+		return hash(canonicalJson(tool, arguments, runId, KeyArguments.all()));
 	}
 
 	/**
@@ -81,14 +81,7 @@ public final class IdempotencyKeys {
 	 */
 	public static IdempotencyKey derive(String tool, Map<String, ?> arguments, String runId,
 			KeyArguments keyArguments) {
-		Canonicaliser canonicaliser = new Canonicaliser(requireText(tool, "tool"));
-		requireText(runId, "runId");
-		if (arguments == null) {
-			throw canonicaliser.refused(ArgumentPath.ROOT, "must be a map of parameter name to value, but are null",
-					null);
-		}
-		return hash(canonicaliser.envelope(Objects.requireNonNull(keyArguments, "keyArguments")
-			.select(ArgumentsMapper.valueToTree(arguments, canonicaliser)), runId));
+		return hash(canonicalJson(tool, arguments, runId, keyArguments));
 	}
 
 	/**
@@ -312,13 +305,19 @@ public final class IdempotencyKeys {
 
 	/** The canonical envelope of a call whose arguments are Java values: what {@link #derive} hashes. */
 	static String canonicalJson(String tool, Map<String, ?> arguments, String runId) {
+		return canonicalJson(tool, arguments, runId, KeyArguments.all());
+	}
+
+	/** As {@link #canonicalJson(String, Map, String)}, over the arguments a tool chose to key on. */
+	static String canonicalJson(String tool, Map<String, ?> arguments, String runId, KeyArguments keyArguments) {
 		Canonicaliser canonicaliser = new Canonicaliser(requireText(tool, "tool"));
 		requireText(runId, "runId");
 		if (arguments == null) {
 			throw canonicaliser.refused(ArgumentPath.ROOT, "must be a map of parameter name to value, but are null",
 					null);
 		}
-		return canonicaliser.envelope(ArgumentsMapper.valueToTree(arguments, canonicaliser), runId);
+		return canonicaliser.envelope(Objects.requireNonNull(keyArguments, "keyArguments")
+			.select(ArgumentsMapper.valueToTree(arguments, canonicaliser)), runId);
 	}
 
 	private static IdempotencyKey hash(String canonicalJson) {

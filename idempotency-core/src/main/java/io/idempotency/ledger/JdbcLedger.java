@@ -9,7 +9,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
@@ -52,9 +51,6 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 
 	/** How often a claim on the ledger's own connection is made when it loses a lock conflict. */
 	private static final int CLAIM_ATTEMPTS = 6;
-
-	/** The longest pause before a claim that lost a lock conflict is made again; each pause is random below it. */
-	private static final long CLAIM_BACKOFF_MILLIS = 10;
 
 	private static final int REPLAY_COUNT_CAPACITY = 100_000;
 
@@ -241,19 +237,8 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 					throw ex;
 				}
 				logger.debug("The claim of " + request.key() + " lost a lock conflict and is made again: " + ex);
-				pauseBeforeClaimingAgain(attempt, ex);
+				RetryPause.before(attempt, ex);
 			}
-		}
-	}
-
-	private static void pauseBeforeClaimingAgain(int attempt, PessimisticLockingFailureException lost) {
-		try {
-			Thread.sleep(ThreadLocalRandom.current().nextLong(1, attempt * CLAIM_BACKOFF_MILLIS + 1));
-		}
-		catch (InterruptedException ex) {
-			// Nothing was claimed: stop here, as the claim that lost.
-			Thread.currentThread().interrupt();
-			throw lost;
 		}
 	}
 

@@ -2,7 +2,6 @@ package io.idempotency.ledger;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -27,9 +26,6 @@ final class OwnTransactions {
 
 	/** How often the ledger's work runs in all while the database fails it with serialization failures. */
 	static final int SERIALIZATION_ATTEMPTS = 5;
-
-	/** The unit of the back-off between attempts after a serialization failure, in milliseconds. */
-	private static final long SERIALIZATION_BACKOFF_MILLIS = 10;
 
 	private final DataSource dataSource;
 
@@ -94,19 +90,8 @@ final class OwnTransactions {
 				if (attempt >= SERIALIZATION_ATTEMPTS || !DatabaseErrors.isSerializationFailure(ex)) {
 					throw ex;
 				}
-				pauseAfterSerializationFailure(attempt, ex);
+				RetryPause.before(attempt, ex);
 			}
-		}
-	}
-
-	/** A pause of a random length up to {@code attempt} times the back-off unit, so that conflicting work spreads. */
-	static void pauseAfterSerializationFailure(int attempt, RuntimeException failure) {
-		try {
-			Thread.sleep(ThreadLocalRandom.current().nextLong(1, attempt * SERIALIZATION_BACKOFF_MILLIS + 1));
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw failure;
 		}
 	}
 
