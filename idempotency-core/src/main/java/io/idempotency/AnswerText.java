@@ -55,12 +55,21 @@ public final class AnswerText {
 	}
 
 	/**
-	 * The library's own answer in a tool's failure, if it is one: a repeat that was not executed again (in
-	 * progress, previously failed, done without a stored result), or a call it refused before executing.
+	 * The library's own answer to a call that ended with this failure, if the call itself was answered so: a
+	 * repeat that was not executed again (in progress, previously failed, done without a stored result), or a
+	 * call refused before executing. The answer is found in the failure's causes, where a framework may have
+	 * wrapped it. A call that executed and failed has failed as the tool's own: empty, even when a call it
+	 * made inside was answered by the library, since that answer is not this call's.
+	 * @param failure what the call ended with
+	 * @param call how the call was answered, as told to the {@link IdempotentCallScope} around it and found to
+	 * be this tool's own call ({@link IdempotentCall#isCallOf}); {@code null} if none was told
 	 */
-	public static Optional<String> ofFailure(Throwable failure) {
+	public static Optional<String> ofFailure(Throwable failure, IdempotentCall call) {
+		if (call == null || !call.notExecuted()) {
+			return Optional.empty();
+		}
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			if (cause instanceof AnsweredCall answered) {
+			if (cause instanceof AnsweredCall answered && answered.answer() == call.answer()) {
 				return Optional.of(answer(answered.answer(), cause.getMessage()));
 			}
 			if (cause.getCause() == cause) {

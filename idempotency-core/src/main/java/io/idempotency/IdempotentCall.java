@@ -34,6 +34,22 @@ public record IdempotentCall(String tool, String toolCallName, IdempotencyKey ke
 		return Answer.REPLAYED.message();
 	}
 
+	/**
+	 * Whether this is the call of the tool exposed under this name: a framework's tool name
+	 * ({@link #toolCallName()}), or the tool's own name, under which a tool written by hand may expose it.
+	 */
+	public boolean isCallOf(String exposedName) {
+		return this.toolCallName.equals(exposedName) || this.tool.equals(exposedName);
+	}
+
+	/**
+	 * Whether the call ended without executing the tool: a repeat answered from an earlier call, or a refusal.
+	 * Such an answer is the library's, to be told to the model; any other is the tool's own.
+	 */
+	public boolean notExecuted() {
+		return this.answer.isRepeat() || this.answer.isRefusal();
+	}
+
 	/** The message the model reads with this call's answer, its different details named; {@code null} if none. */
 	public String message() {
 		return switch (this.answer) {

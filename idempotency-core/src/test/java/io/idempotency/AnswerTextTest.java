@@ -24,7 +24,7 @@ class AnswerTextTest {
 				new MissingRunException("t"), Answer.REFUSED_WITHOUT_RUN,
 				new LedgerUnavailableException("t", new IllegalStateException("down")), Answer.REFUSED_LEDGER_UNAVAILABLE);
 		failures.forEach((failure, answer) -> {
-			JsonNode told = json.readTree(AnswerText.ofFailure(failure).orElseThrow());
+			JsonNode told = json.readTree(AnswerText.ofFailure(failure, answered(answer)).orElseThrow());
 			assertThat(told.get("kind").asString()).as("%s", failure).isEqualTo(answer.kind());
 			assertThat(told.get("replayed").asBoolean()).as("%s", failure).isEqualTo(answer.isRepeat());
 			assertThat(told.get("message").asString()).as("%s", failure).isEqualTo(failure.getMessage());
@@ -36,7 +36,8 @@ class AnswerTextTest {
 		RuntimeException wrapped = new IllegalStateException("tool failed",
 				new PreviousAttemptFailedException("t", "card declined"));
 
-		JsonNode told = json.readTree(AnswerText.ofFailure(wrapped).orElseThrow());
+		JsonNode told = json.readTree(
+				AnswerText.ofFailure(wrapped, answered(Answer.PREVIOUS_ATTEMPT_FAILED)).orElseThrow());
 
 		assertThat(told.get("kind").asString()).isEqualTo("previous_attempt_failed");
 		assertThat(told.get("message").asString()).contains("card declined");
@@ -44,7 +45,31 @@ class AnswerTextTest {
 
 	@Test
 	void aToolsOwnFailureIsNotTheLibrarysToTell() {
-		assertThat(AnswerText.ofFailure(new IllegalArgumentException("no such account"))).isEmpty();
+		assertThat(AnswerText.ofFailure(new IllegalArgumentException("no such account"), answered(Answer.FAILED)))
+			.isEmpty();
+		assertThat(AnswerText.ofFailure(new IllegalArgumentException("no such account"), null)).isEmpty();
+	}
+
+	@Test
+	void aCallThatExecutedAndFailedBecauseACallInsideItWasRefusedFailedAsItsOwn() {
+		RuntimeException nested = new IllegalStateException("shipment not booked",
+				new PreviousAttemptFailedException("send_quote", "card declined"));
+
+		assertThat(AnswerText.ofFailure(nested, answered(Answer.FAILED))).isEmpty();
+		assertThat(AnswerText.ofFailure(nested, answered(Answer.UNKNOWN))).isEmpty();
+		assertThat(AnswerText.ofFailure(new ToolCallInProgressException("send_quote", null), answered(Answer.EXECUTED)))
+			.isEmpty();
+	}
+
+	@Test
+	void anAnswerInTheCausesIsTheCallsOnlyWhereItIsTheAnswerTheCallWasGiven() {
+		RuntimeException nested = new IllegalStateException("not booked", new IdempotencyConflictException("t"));
+
+		assertThat(AnswerText.ofFailure(nested, answered(Answer.IN_PROGRESS))).isEmpty();
+	}
+
+	private static IdempotentCall answered(Answer answer) {
+		return new IdempotentCall("t", "t", null, answer, false);
 	}
 
 	@Test

@@ -47,6 +47,22 @@ class ObservationTest {
 
 	}
 
+	/** A transactional tool that opens a ticket through the idempotent tool above: a nested call. */
+	public static class Escalations {
+
+		private final Tickets tickets;
+
+		public Escalations(Tickets tickets) {
+			this.tickets = tickets;
+		}
+
+		@IdempotentTool(name = "escalate", transactional = true)
+		public String escalate(String issue) {
+			return "escalated as " + this.tickets.openTicket(issue);
+		}
+
+	}
+
 	static final List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
 
 	static final List<IdempotentCall> heard = new CopyOnWriteArrayList<>();
@@ -89,10 +105,22 @@ class ObservationTest {
 			return new Tickets();
 		}
 
+		@Bean
+		Escalations escalations(Tickets tickets) {
+			return new Escalations(tickets);
+		}
+
+		@Bean
+		org.springframework.jdbc.support.JdbcTransactionManager transactionManager() {
+			return new org.springframework.jdbc.support.JdbcTransactionManager(dataSource);
+		}
+
 	}
 
 	@Test
 	void eachCallIsObservedWithItsToolAndOutcome() {
+		stopped.clear();
+		heard.clear();
 		try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Config.class)) {
 			Tickets tickets = context.getBean(Tickets.class);
 			RunContext.run(new Run("observed-run", "rep-1"), () -> {
@@ -109,6 +137,29 @@ class ObservationTest {
 			assertThat(heard).extracting(IdempotentCall::answer)
 				.containsExactly(io.idempotency.Answer.EXECUTED, io.idempotency.Answer.REPLAYED);
 			assertThat(heard).allSatisfy((call) -> assertThat(call.toolCallName()).isEqualTo("openTicket"));
+		}
+	}
+
+	@Test
+	void aCallNestedInATransactionalToolIsObservedWithItsOutcome() {
+		stopped.clear();
+		heard.clear();
+		try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Config.class)) {
+			Escalations escalations = context.getBean(Escalations.class);
+			RunContext.run(new Run("nested-observed-run", "rep-1"), () -> {
+				escalations.escalate("pump failure");
+				escalations.escalate("pump failure");
+			});
+
+			assertThat(stopped).extracting((observed) -> observed.getLowCardinalityKeyValue("tool").getValue() + " "
+					+ java.util.Optional.ofNullable(observed.getLowCardinalityKeyValue("outcome"))
+						.map(KeyValue::getValue)
+						.orElse("(no outcome)"))
+				.containsExactly("open_ticket executed", "escalate executed", "escalate replayed");
+			assertThat(heard).extracting(IdempotentCall::tool, IdempotentCall::answer)
+				.containsExactly(org.assertj.core.groups.Tuple.tuple("open_ticket", Answer.EXECUTED),
+						org.assertj.core.groups.Tuple.tuple("escalate", Answer.EXECUTED),
+						org.assertj.core.groups.Tuple.tuple("escalate", Answer.REPLAYED));
 		}
 	}
 

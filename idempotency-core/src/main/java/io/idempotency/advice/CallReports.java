@@ -16,7 +16,8 @@ import org.apache.commons.logging.LogFactory;
 
 /**
  * Tells how each call was answered: as the observation's {@code outcome} tag, to the scopes open on the
- * calling thread and to the listeners. A listener that fails is logged and passed over.
+ * calling thread and to the listeners. A listener that fails is logged and passed over. While a transactional
+ * attempt runs, the scopes and listeners are told once it ends; the observation at once.
  */
 final class CallReports {
 
@@ -69,6 +70,13 @@ final class CallReports {
 
 	/** Tells the answer of a repeat whose details differ from the earlier call's, naming them. */
 	void tell(ToolDescriptor tool, ClaimRequest request, Answer answer, List<String> differentDetails) {
+		// The call's own observation is tagged now, while it is the current one: a call nested in a
+		// transactional attempt is observed, and stopped, before the attempt's answers are told. An attempt that
+		// runs again is tagged again by its next attempt's answer.
+		Observation observation = this.observations.getCurrentObservation();
+		if (observation != null && OBSERVATION.equals(observation.getContext().getName())) {
+			observation.lowCardinalityKeyValue("outcome", answer.tag());
+		}
 		List<Runnable> holding = this.held.get();
 		if (holding != null) {
 			holding.add(() -> tellNow(tool, request, answer, differentDetails));
@@ -78,10 +86,6 @@ final class CallReports {
 	}
 
 	private void tellNow(ToolDescriptor tool, ClaimRequest request, Answer answer, List<String> differentDetails) {
-		Observation observation = this.observations.getCurrentObservation();
-		if (observation != null && OBSERVATION.equals(observation.getContext().getName())) {
-			observation.lowCardinalityKeyValue("outcome", answer.tag());
-		}
 		if (this.listeners.isEmpty() && !IdempotentCallScope.isOpen()) {
 			return;
 		}

@@ -79,7 +79,7 @@ final class IdempotentToolExecutor implements ToolExecutor {
 			}
 			catch (RuntimeException ex) {
 				// The library's answer only where it is this tool's own: not a refusal of a call it made.
-				Optional<String> answer = ownCall(scope).isPresent() ? AnswerText.ofFailure(ex) : Optional.empty();
+				Optional<String> answer = AnswerText.ofFailure(ex, ownCall(scope).orElse(null));
 				if (answer.isPresent()) {
 					return ToolExecutionResult.builder().isError(true).resultText(answer.get()).build();
 				}
@@ -93,7 +93,7 @@ final class IdempotentToolExecutor implements ToolExecutor {
 			if (answer.isReplayWithResult()) {
 				return withText(result, AnswerText.replayed(answered.get(), result.resultText()));
 			}
-			if (result.isError() && (answer.isRefusal() || answer.isRepeat())) {
+			if (result.isError() && answered.get().notExecuted()) {
 				// LangChain4j made the library's exception an error result: the model reads its kind too.
 				return withText(result, AnswerText.answer(answer, result.resultText()));
 			}
@@ -113,7 +113,7 @@ final class IdempotentToolExecutor implements ToolExecutor {
 
 	/** This tool's own call: a tool that is not idempotent may make idempotent calls of its own. */
 	private Optional<IdempotentCall> ownCall(IdempotentCallScope scope) {
-		return scope.last().filter((last) -> last.toolCallName().equals(this.toolName));
+		return scope.last().filter((last) -> last.isCallOf(this.toolName));
 	}
 
 	@Override

@@ -114,6 +114,27 @@ class LangChain4jToolLoopTest {
 
 	}
 
+	/** An idempotent tool that refunds through the idempotent refund: a nested call. */
+	public static class OrderTools {
+
+		private final TicketTools tickets;
+
+		public OrderTools(TicketTools tickets) {
+			this.tickets = tickets;
+		}
+
+		@Tool(name = "cancel_order", value = "Cancel an order and refund it")
+		@IdempotentTool(reconcile = "findCancellation")
+		public String cancelOrder(String order) {
+			return "cancelled, " + this.tickets.refund(order);
+		}
+
+		Reconciliation<String> findCancellation(IdempotencyKey key) {
+			return Reconciliation.notFound();
+		}
+
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@EnableIdempotentTools
 	static class Application {
@@ -132,6 +153,11 @@ class LangChain4jToolLoopTest {
 		@Bean
 		TicketTools ticketTools(DataSource dataSource) {
 			return new TicketTools(dataSource);
+		}
+
+		@Bean
+		OrderTools orderTools(TicketTools ticketTools) {
+			return new OrderTools(ticketTools);
 		}
 
 	}
@@ -348,6 +374,24 @@ class LangChain4jToolLoopTest {
 		assertThat(answer.get("message").asString()).contains("never paid");
 		assertThat(new JdbcTemplate(this.context.getBean(DataSource.class))
 			.queryForObject("SELECT status FROM tool_audit WHERE tool = 'refund'", String.class)).isEqualTo("failed");
+	}
+
+	@Test
+	void aToolCalledForTheFirstTimeThatFailsOnARefusedCallInsideItIsNotToldItWasARepeat() {
+		ScriptedModel model = new ScriptedModel().callsInOneTurn("refund", "{\"order\":\"A-2\"}")
+			.callsInOneTurn("cancel_order", "{\"order\":\"A-2\"}")
+			.answers("The order could not be cancelled.");
+		Assistant assistant = AiServices.builder(Assistant.class)
+			.chatModel(model)
+			.tools(IdempotentLangChain4jTools.from(this.tools, this.context.getBean(OrderTools.class)))
+			.build();
+
+		assistant.chat("Cancel order A-2 and refund it");
+
+		assertThat(model.toolResultsRead().get(1))
+			.as("cancel_order ran for the first time: its failure is its own, not a repeat's answer")
+			.doesNotContain("\"kind\"")
+			.doesNotContain("\"replayed\"");
 	}
 
 }

@@ -263,8 +263,8 @@ public final class IdempotentMcpTools {
 				.map((result) -> answered(request.name(), call.last(), result))
 				.onErrorResume((failure) -> {
 					// The library's answer only where it is this tool's own: not a refusal of a call it made.
-					boolean own = call.last().filter((told) -> told.toolCallName().equals(request.name())).isPresent();
-					Optional<String> answer = own ? AnswerText.ofFailure(failure) : Optional.empty();
+					Optional<String> answer = AnswerText.ofFailure(failure,
+							call.last().filter((told) -> told.isCallOf(request.name())).orElse(null));
 					return answer.map((text) -> Mono.just(errorResult(text))).orElseGet(() -> Mono.error(failure));
 				})
 				.contextWrite((context) -> {
@@ -324,7 +324,7 @@ public final class IdempotentMcpTools {
 	/** The result, telling how the called tool's own call was answered, if it reached the advice. */
 	private static CallToolResult answered(String toolName, Optional<IdempotentCall> last, CallToolResult result) {
 		// Only the called tool's own answer: a tool that is not idempotent may make idempotent calls of its own.
-		Optional<IdempotentCall> call = last.filter((told) -> told.toolCallName().equals(toolName));
+		Optional<IdempotentCall> call = last.filter((told) -> told.isCallOf(toolName));
 		if (result == null || call.isEmpty()) {
 			return result;
 		}
@@ -332,7 +332,7 @@ public final class IdempotentMcpTools {
 		if (Boolean.TRUE.equals(result.isError())) {
 			// A refusal, or a repeat of a plain-typed tool that was not executed again, thrown as an exception;
 			// otherwise the tool's own error, as it is.
-			return (answer.isRefusal() || answer.isRepeat()) ? refusal(result, answer) : result;
+			return call.get().notExecuted() ? refusal(result, answer) : result;
 		}
 		if (call.get().envelope()) {
 			return envelope(result, call.get());

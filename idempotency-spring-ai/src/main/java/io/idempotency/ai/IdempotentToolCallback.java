@@ -91,21 +91,25 @@ public final class IdempotentToolCallback implements ToolCallback {
 				result = call.get();
 			}
 			catch (RuntimeException ex) {
-				Optional<String> answer = AnswerText.ofFailure(ex);
+				// The library's answer only where it is this call's own: not that of a call the tool made inside.
+				Optional<String> answer = AnswerText.ofFailure(ex, ownCall(scope).orElse(null));
 				if (answer.isPresent()) {
 					return answer.get();
 				}
 				throw ex;
 			}
-			// Only this tool's own call: a tool that is not idempotent may make idempotent calls of its own.
-			Optional<IdempotentCall> answered = scope.last()
-				.filter((last) -> last.toolCallName().equals(getToolDefinition().name()));
+			Optional<IdempotentCall> answered = ownCall(scope);
 			if (!returnDirect && answered.isPresent() && answered.get().answer().isReplayWithResult()
 					&& !answered.get().envelope()) {
 				return AnswerText.replayed(answered.get(), result);
 			}
 			return result;
 		}
+	}
+
+	/** This tool's own call: a tool that is not idempotent may make idempotent calls of its own. */
+	private Optional<IdempotentCall> ownCall(IdempotentCallScope scope) {
+		return scope.last().filter((last) -> last.isCallOf(getToolDefinition().name()));
 	}
 
 	@Override

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import io.idempotency.AnsweredCall;
+import io.idempotency.IdempotentCallScope;
 import io.idempotency.IdempotentCalls;
 import io.idempotency.IdempotentFunction;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -47,27 +48,33 @@ final class McpFunctionCalls {
 
 	CallToolResult call(CallToolRequest request, Supplier<CallToolResult> handler) {
 		Map<String, Object> arguments = (request.arguments() != null) ? request.arguments() : Map.of();
-		try {
-			return this.calls.call(this.function, arguments, () -> {
-				CallToolResult result = handler.get();
-				if (result != null && Boolean.TRUE.equals(result.isError())) {
-					throw new ErrorResult(result);
-				}
-				return result;
-			});
-		}
-		catch (ErrorResult ex) {
-			return ex.result;
-		}
-		catch (RuntimeException ex) {
-			if (ex instanceof AnsweredCall) {
-				// The library's answer, as an error result: IdempotentMcpTools tells its kind.
-				return CallToolResult.builder()
-					.content(List.of(McpSchema.TextContent.builder(ex.getMessage()).build()))
-					.isError(true)
-					.build();
+		try (IdempotentCallScope scope = IdempotentCallScope.open()) {
+			try {
+				return this.calls.call(this.function, arguments, () -> {
+					CallToolResult result = handler.get();
+					if (result != null && Boolean.TRUE.equals(result.isError())) {
+						throw new ErrorResult(result);
+					}
+					return result;
+				});
 			}
-			throw ex;
+			catch (ErrorResult ex) {
+				return ex.result;
+			}
+			catch (RuntimeException ex) {
+				// The library's answer to this call, as an error result (IdempotentMcpTools tells its kind); not
+				// that of a call the handler made inside, which failed this call as the tool's own failure.
+				boolean own = scope.last()
+					.filter((told) -> told.isCallOf(this.function.name()) && told.notExecuted())
+					.isPresent();
+				if (own && ex instanceof AnsweredCall) {
+					return CallToolResult.builder()
+						.content(List.of(McpSchema.TextContent.builder(ex.getMessage()).build()))
+						.isError(true)
+						.build();
+				}
+				throw ex;
+			}
 		}
 	}
 

@@ -164,12 +164,38 @@ public class SpringAiToolLoopTest {
 
 	}
 
+	/** An idempotent tool that sends its quote through the idempotent send_quote: a nested call. */
+	public static class DispatchTools {
+
+		private final DraftTools drafts;
+
+		public DispatchTools(DraftTools drafts) {
+			this.drafts = drafts;
+		}
+
+		@Tool(name = "dispatch_quote", description = "Send a quote and book its delivery")
+		@IdempotentTool(reconcile = "findDispatch")
+		public String dispatchQuote(long draftId, ToolContext toolContext) {
+			return "dispatched: " + this.drafts.sendQuote(draftId, toolContext);
+		}
+
+		Reconciliation<String> findDispatch(IdempotencyKey key) {
+			return Reconciliation.notFound();
+		}
+
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class Tools {
 
 		@Bean
 		DraftTools draftTools(DataSource dataSource) {
 			return new DraftTools(new JdbcTemplate(dataSource));
+		}
+
+		@Bean
+		DispatchTools dispatchTools(DraftTools draftTools) {
+			return new DispatchTools(draftTools);
 		}
 
 		@Bean
@@ -676,6 +702,33 @@ public class SpringAiToolLoopTest {
 			assertThat(read.get(0).responseData()).contains("has no contact address");
 			assertThat(read.get(1).responseData()).contains("already attempted earlier in this run and failed")
 				.contains("It was not attempted again");
+		});
+	}
+
+	@Test
+	void aToolCalledForTheFirstTimeThatFailsOnARefusedCallInsideItIsNotToldItWasARepeat() {
+		this.runner.run((context) -> {
+			ScriptedModel model = new ScriptedModel().callsTool("send_quote", "{\"draftId\":7}")
+				.callsTool("dispatch_quote", "{\"draftId\":7}")
+				.answers("The quote could not be dispatched.");
+			ChatClient client = ChatClient.builder(model)
+				.defaultAdvisors(
+						ToolCallingAdvisor.builder().toolCallingManager(context.getBean(ToolCallingManager.class)).build())
+				.build();
+
+			client.prompt()
+				.user("Send the quote of draft 7 and book its delivery")
+				.tools(context.getBean(DraftTools.class), context.getBean(DispatchTools.class))
+				.toolContext(Map.of("runId", "dispatch-run", "userId", "rep-1"))
+				.call()
+				.content();
+
+			List<ToolResponseMessage.ToolResponse> read = model.toolResponsesRead();
+			assertThat(read.get(1).name()).isEqualTo("dispatch_quote");
+			assertThat(read.get(1).responseData())
+				.as("dispatch_quote ran for the first time: its failure is its own, not a repeat's answer")
+				.doesNotContain("\"kind\"")
+				.doesNotContain("\"replayed\"");
 		});
 	}
 
