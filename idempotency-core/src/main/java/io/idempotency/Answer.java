@@ -50,7 +50,9 @@ public enum Answer {
 	REFUSED_CONFLICT("refused_conflict", "conflict", null),
 
 	/** Refused: called outside any run; nothing was executed. */
-	REFUSED_WITHOUT_RUN("refused_without_run", "without_run", null),
+	REFUSED_WITHOUT_RUN("refused_without_run", "without_run", "Not done: this action is carried out only within a"
+			+ " run (the user request it belongs to), and this call was made outside one, so nothing was done. Do not"
+			+ " retry it: report that it could not be done."),
 
 	/**
 	 * Called outside any run and executed without deduplication, as configured: its result or error is the
@@ -99,8 +101,8 @@ public enum Answer {
 	}
 
 	/**
-	 * The sentence a model reads with this answer, for a repeat or a refusal for want of a ledger; {@code null}
-	 * for a call executed, or refused for a reason its exception names. A repeat that failed or is in progress
+	 * The sentence a model reads with this answer, for a repeat or a refusal for want of a run or a ledger;
+	 * {@code null} for a call executed, or refused for a reason its exception names. A repeat that failed or is in progress
 	 * is told the error and the start time besides, where known.
 	 */
 	public String message() {
@@ -111,8 +113,13 @@ public enum Answer {
 		};
 	}
 
+	/** A Java exception's class name where an error text names one: for the server's logs, not the model. */
+	private static final java.util.regex.Pattern EXCEPTION_CLASS = java.util.regex.Pattern
+		.compile("\\b(?:[a-z_][a-z0-9_]*\\.)+[A-Z][A-Za-z0-9_$]*(?:Exception|Error|Throwable)\\b(?::\\s*)?");
+
 	static String previousAttemptFailed(String error) {
-		String reason = (error == null || error.isBlank()) ? "" : " (" + error + ")";
+		String said = (error != null) ? EXCEPTION_CLASS.matcher(error).replaceAll("").strip() : "";
+		String reason = (said.isEmpty() || said.equals("null")) ? "" : " (" + said + ")";
 		return "This action was already attempted earlier in this run and failed" + reason
 				+ ". It was not attempted again.";
 	}

@@ -2,16 +2,23 @@ package io.idempotency;
 
 /**
  * An idempotent tool was called outside any run. Idempotency is scoped to the run, so the call cannot be
- * deduplicated; it was not executed.
+ * deduplicated; it was not executed. The message is written for a model to read; what the application should
+ * change (bind the run) is logged where the call is refused.
  */
 public class MissingRunException extends IllegalStateException implements AnsweredCall {
 
 	private static final long serialVersionUID = 1L;
 
+	private final String tool;
+
 	public MissingRunException(String tool) {
-		super("Tool '" + tool + "' was called outside a run, so it was not executed: no runId in its ToolContext,"
-				+ " no run bound with RunContext, and no RunSource knew one. Bind the run around the agent's work"
-				+ " (RunContext.supply(new Run(runId, userId), ...)) or pass runId in the ToolContext.");
+		super(Answer.REFUSED_WITHOUT_RUN.message());
+		this.tool = tool;
+	}
+
+	/** The tool that was called. */
+	public String tool() {
+		return this.tool;
 	}
 
 	@Override

@@ -56,6 +56,29 @@ class AnswerTest {
 	}
 
 	@Test
+	void whatAModelReadsNamesNoJavaTypeAndGivesNoAdviceMeantForTheServersCode() {
+		assertThat(new PreviousAttemptFailedException("send_quote", "org.springframework.ai.tool.execution"
+				+ ".ToolExecutionException: java.lang.IllegalArgumentException: draft 7 has no contact address")
+			.getMessage()).isEqualTo("This action was already attempted earlier in this run and failed (draft 7 has no"
+					+ " contact address). It was not attempted again.");
+		assertThat(ToolResult.previousAttemptFailed("java.lang.NullPointerException: null").message())
+			.isEqualTo("This action was already attempted earlier in this run and failed. It was not attempted again.");
+		assertThat(ToolResult.previousAttemptFailed("io.acme.Cards$DeclinedException: card declined").message())
+			.contains("(card declined)");
+		assertThat(new MissingRunException("open_ticket").getMessage()).isEqualTo(Answer.REFUSED_WITHOUT_RUN.message())
+			.doesNotContain("RunContext")
+			.doesNotContain("ToolContext")
+			.contains("nothing was done");
+		for (Answer answer : Answer.values()) {
+			if (answer.message() != null) {
+				assertThat(answer.message()).as("%s", answer).doesNotContainPattern("[a-z]+\\.[a-z]+\\.[A-Z]")
+					.doesNotContain("RunContext")
+					.doesNotContain("Exception");
+			}
+		}
+	}
+
+	@Test
 	void everyExceptionTheLibraryEndsACallWithNamesItsAnswer() {
 		assertThat(new ToolCallInProgressException("t", null).answer()).isEqualTo(Answer.IN_PROGRESS);
 		assertThat(new PreviousAttemptFailedException("t", "e").answer()).isEqualTo(Answer.PREVIOUS_ATTEMPT_FAILED);

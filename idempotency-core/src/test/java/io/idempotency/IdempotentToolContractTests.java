@@ -386,7 +386,8 @@ abstract class IdempotentToolContractTests {
 	void aCallOutsideARunIsRefusedAndNothingIsExecuted() {
 		assertThatExceptionOfType(MissingRunException.class)
 			.isThrownBy(() -> this.tools.draftQuote("Henderson", "SKU-4411", 200))
-			.withMessageContaining("'draft_quote'");
+			.withMessage(Answer.REFUSED_WITHOUT_RUN.message())
+			.satisfies((refused) -> assertThat(refused.tool()).isEqualTo("draft_quote"));
 		assertThat(this.tools.quotes()).isZero();
 		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + LEDGER_TABLE, Integer.class)).isZero();
 	}

@@ -155,6 +155,10 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		Optional<Run> run = invocation.run(this.runs);
 		if (run.isEmpty()) {
 			if (this.missingRunPolicy == MissingRunPolicy.REFUSE) {
+				logger.warn("Tool '" + tool.name() + "' was called outside a run, so it was not executed: no runId in"
+						+ " its ToolContext or an MCP call's _meta, no run bound with RunContext, and no RunSource knew"
+						+ " one. Bind the run around the agent's work (RunContext.supply(new Run(runId, userId), ...)),"
+						+ " pass runId in the ToolContext, or have the MCP client send it in _meta");
 				this.reports.tell(tool, null, Answer.REFUSED_WITHOUT_RUN);
 				throw new MissingRunException(tool.name());
 			}
