@@ -14,6 +14,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
+import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.io.ResourceLoader;
@@ -23,6 +24,7 @@ import org.springframework.core.io.ResourceLoader;
  * marked {@link IdempotencyDataSource}, else the only one or the {@code @Primary} one.
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+		"org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration",
 		"org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
 		"org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration" })
 @ConditionalOnClass(JdbcLedger.class)
@@ -52,8 +54,9 @@ public class IdempotencyLedgerAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	IdempotencyMaintenance idempotencyMaintenance(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler,
-			IdempotencyProperties properties) {
-		return new IdempotencyMaintenance(ledger, reconciler, properties);
+			IdempotencyProperties properties, ObjectProvider<ThreadPoolTaskSchedulerBuilder> schedulers) {
+		return new IdempotencyMaintenance(ledger, reconciler, properties,
+				schedulers.getIfAvailable(ThreadPoolTaskSchedulerBuilder::new));
 	}
 
 	/** The ledger's DataSource, or a start-up failure that says how to choose it. */

@@ -3,9 +3,8 @@ package io.idempotency.autoconfigure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ScheduledFuture;
+import java.util.Set;
 
 import io.idempotency.reconcile.Reconciler;
 import io.idempotency.ledger.JdbcLedger;
@@ -13,18 +12,29 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+import org.springframework.scheduling.config.ScheduledTask;
+import org.springframework.scheduling.config.ScheduledTaskHolder;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 
 /**
- * The ledger's background work, on a scheduler of its own (the application's scheduling is left alone):
- * marking the calls this instance executes as still running, writing replay counts, reconciling stale
- * calls, and deleting old settled calls, each on a thread of its own so that a slow reconcile pass never
- * holds up a heartbeat. On shutdown it writes the last replay counts.
+ * The ledger's background work: marking the calls this instance executes as still running, writing replay
+ * counts, reconciling stale calls, and deleting old settled calls. It runs on a scheduler built with Spring
+ * Boot's {@link ThreadPoolTaskSchedulerBuilder} (so its customizers, task decorator and
+ * {@code spring.task.scheduling.shutdown.*} apply), with {@value #THREADS} threads of its own named
+ * {@code idempotency-}: each task has a thread, so a slow reconcile pass never holds up a heartbeat, and the
+ * application's own scheduled tasks never delay them either. Its tasks are listed by
+ * {@code /actuator/scheduledtasks} (it is a {@link ScheduledTaskHolder}). On shutdown it writes the last replay
+ * counts.
  */
-public class IdempotencyMaintenance implements SmartLifecycle {
+public class IdempotencyMaintenance implements SmartLifecycle, ScheduledTaskHolder {
 
 	private static final Log logger = LogFactory.getLog(IdempotencyMaintenance.class);
+
+	/** One thread for each task. */
+	static final int THREADS = 4;
 
 	private final JdbcLedger ledger;
 
@@ -32,15 +42,28 @@ public class IdempotencyMaintenance implements SmartLifecycle {
 
 	private final IdempotencyProperties properties;
 
+	private final ThreadPoolTaskSchedulerBuilder schedulers;
+
 	private ThreadPoolTaskScheduler scheduler;
 
-	private final List<ScheduledFuture<?>> tasks = new ArrayList<>();
+	private ScheduledTaskRegistrar tasks;
 
+	/** Maintenance on a scheduler built by a default {@link ThreadPoolTaskSchedulerBuilder}. */
 	public IdempotencyMaintenance(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler,
 			IdempotencyProperties properties) {
+		this(ledger, reconciler, properties, new ThreadPoolTaskSchedulerBuilder());
+	}
+
+	/**
+	 * Maintenance on a scheduler built by the application's {@link ThreadPoolTaskSchedulerBuilder}; its pool
+	 * size and thread name prefix are the maintenance's own.
+	 */
+	public IdempotencyMaintenance(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler,
+			IdempotencyProperties properties, ThreadPoolTaskSchedulerBuilder schedulers) {
 		this.ledger = ledger;
 		this.reconciler = reconciler;
 		this.properties = properties;
+		this.schedulers = schedulers;
 	}
 
 	/** The longest heartbeat interval derived when none is set. */
@@ -54,12 +77,14 @@ public class IdempotencyMaintenance implements SmartLifecycle {
 		Duration heartbeat = heartbeatInterval(this.properties);
 		IdempotencyProperties.Retention retention = this.properties.getRetention();
 		checkRetention(retention);
-		this.scheduler = new ThreadPoolTaskScheduler();
-		this.scheduler.setThreadNamePrefix("idempotency-");
-		this.scheduler.setPoolSize(4);
 		// Housekeeping never keeps the JVM alive; on shutdown the context stops this and flushes.
-		this.scheduler.setDaemon(true);
+		this.scheduler = this.schedulers.poolSize(THREADS)
+			.threadNamePrefix("idempotency-")
+			.additionalCustomizers((scheduler) -> scheduler.setDaemon(true))
+			.build();
 		this.scheduler.initialize();
+		this.tasks = new ScheduledTaskRegistrar();
+		this.tasks.setTaskScheduler(this.scheduler);
 		schedule("heartbeat", heartbeat, this.ledger::heartbeat);
 		schedule("replay counts", this.properties.getReplayCounts().getFlushInterval(), this.ledger::flushReplayCounts);
 		Reconciler reconciler = this.reconciler.getIfAvailable();
@@ -70,6 +95,7 @@ public class IdempotencyMaintenance implements SmartLifecycle {
 			schedule("retention", retention.getInterval(),
 					() -> this.ledger.purgeSettled(retention.getPeriod(), retention.getBatchSize()));
 		}
+		this.tasks.afterPropertiesSet();
 	}
 
 	/**
@@ -125,20 +151,21 @@ public class IdempotencyMaintenance implements SmartLifecycle {
 			throw new IllegalStateException("The interval of the idempotency " + name + " must be more than zero, but was "
 					+ interval);
 		}
-		this.tasks.add(this.scheduler.scheduleWithFixedDelay(() -> {
-			try {
-				work.run();
-			}
-			catch (RuntimeException ex) {
-				logger.warn("The idempotency " + name + " task failed; it runs again in " + interval, ex);
-			}
-		}, interval));
+		this.tasks.addFixedDelayTask(new Task(name, interval, work), interval);
+	}
+
+	/** The tasks scheduled while it runs, as {@code /actuator/scheduledtasks} lists them. */
+	@Override
+	public synchronized Set<ScheduledTask> getScheduledTasks() {
+		return (this.tasks != null) ? this.tasks.getScheduledTasks() : Set.of();
 	}
 
 	@Override
 	public synchronized void stop() {
-		this.tasks.forEach((task) -> task.cancel(false));
-		this.tasks.clear();
+		if (this.tasks != null) {
+			this.tasks.destroy();
+			this.tasks = null;
+		}
 		if (this.scheduler != null) {
 			this.scheduler.shutdown();
 			this.scheduler = null;
@@ -149,6 +176,26 @@ public class IdempotencyMaintenance implements SmartLifecycle {
 	@Override
 	public synchronized boolean isRunning() {
 		return this.scheduler != null;
+	}
+
+	/** One of the maintenance's tasks, named as {@code /actuator/scheduledtasks} shows it; a failure is logged. */
+	private record Task(String name, Duration interval, Runnable work) implements Runnable {
+
+		@Override
+		public void run() {
+			try {
+				this.work.run();
+			}
+			catch (RuntimeException ex) {
+				logger.warn("The idempotency " + this.name + " task failed; it runs again in " + this.interval, ex);
+			}
+		}
+
+		@Override
+		public String toString() {
+			return "idempotency " + this.name;
+		}
+
 	}
 
 }
