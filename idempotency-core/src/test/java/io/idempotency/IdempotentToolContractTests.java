@@ -29,6 +29,7 @@ import io.idempotency.ledger.LedgerEntry;
 import io.idempotency.ledger.LedgerSchema;
 import io.idempotency.ledger.LedgerStatus;
 import io.idempotency.ledger.Redaction;
+import io.idempotency.ledger.ReplayCache;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
 import io.idempotency.testsupport.CountingDataSource;
@@ -41,6 +42,7 @@ import org.springframework.ai.chat.model.ToolContext;
 import tools.jackson.databind.PropertyNamingStrategies;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -86,8 +88,9 @@ abstract class IdempotentToolContractTests {
 	static class Tools {
 
 		@Bean
-		JdbcLedger ledger(DataSource dataSource) {
-			return new JdbcLedger(dataSource, LEDGER_TABLE, Redaction.defaults());
+		JdbcLedger ledger(DataSource dataSource, ObjectProvider<ReplayCache> replayCache) {
+			return new JdbcLedger(dataSource, LEDGER_TABLE, Redaction.defaults(),
+					replayCache.getIfAvailable(ReplayCache::off));
 		}
 
 		@Bean
@@ -603,6 +606,47 @@ abstract class IdempotentToolContractTests {
 		finally {
 			QuoteTools.impatientRelease.countDown();
 			first.shutdownNow();
+		}
+	}
+
+	@Test
+	void aLateSuccessOverAReconciledFailureIsReplayedByAnotherInstanceThatHadReadTheFailure() throws Exception {
+		QuoteTools.impatientRelease = new java.util.concurrent.CountDownLatch(1);
+		ExecutorService first = Executors.newSingleThreadExecutor();
+		try (AnnotationConfigApplicationContext otherInstance = new AnnotationConfigApplicationContext()) {
+			otherInstance.registerBean(DataSource.class, () -> new DelegatingDataSource(dataSource()));
+			otherInstance.registerBean(ReplayCache.class, () -> new ReplayCache(100, Duration.ofMinutes(10)));
+			otherInstance.register(Tools.class);
+			otherInstance.refresh();
+			QuoteTools other = otherInstance.getBean(QuoteTools.class);
+			IdempotencyKey key = IdempotencyKeys.derive("impatient_quote", Map.of("accountName", "Henderson"), "late");
+			Future<Quote> running = first.submit(() -> inRun("late", "rep-1", () -> impatientQuote(this.tools)));
+			await().atMost(Duration.ofSeconds(30)).until(() -> this.ledger.find(key).isPresent());
+			// This instance beats for no call here, so a reconciler takes the running call for dead; no quote yet.
+			await().until(reconciler(10)::reconcile, (pass) -> pass.failed() == 1);
+			assertThatExceptionOfType(PreviousAttemptFailedException.class).as("the other instance reads the failure")
+				.isThrownBy(() -> inRun("late", "rep-1", () -> impatientQuote(other)));
+
+			QuoteTools.impatientRelease.countDown();
+			Quote quote = running.get(30, java.util.concurrent.TimeUnit.SECONDS);
+
+			assertThat(this.ledger.lateSuccesses()).isEqualTo(1);
+			assertThat(inRun("late", "rep-1", () -> impatientQuote(other))).as("the other instance's next repeat")
+				.isEqualTo(quote);
+			assertThat(this.tools.quotes()).isEqualTo(1);
+		}
+		finally {
+			QuoteTools.impatientRelease.countDown();
+			first.shutdownNow();
+		}
+	}
+
+	private static Quote impatientQuote(QuoteTools tools) {
+		try {
+			return tools.impatientQuote("Henderson");
+		}
+		catch (InterruptedException ex) {
+			throw new IllegalStateException(ex);
 		}
 	}
 
