@@ -23,16 +23,19 @@ import javax.sql.DataSource;
 import io.idempotency.QuoteTools.Quote;
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.key.IdempotencyKeys;
+import io.idempotency.key.InvalidArgumentsException;
 import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.ledger.LedgerEntry;
 import io.idempotency.ledger.LedgerSchema;
 import io.idempotency.ledger.LedgerStatus;
 import io.idempotency.ledger.Redaction;
+import io.idempotency.ledger.ReplayCache;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
 import io.idempotency.testsupport.CountingDataSource;
 import io.idempotency.testsupport.DatabaseFacts;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,6 +44,7 @@ import org.springframework.ai.chat.model.ToolContext;
 import tools.jackson.databind.PropertyNamingStrategies;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -49,6 +53,7 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -86,8 +91,9 @@ abstract class IdempotentToolContractTests {
 	static class Tools {
 
 		@Bean
-		JdbcLedger ledger(DataSource dataSource) {
-			return new JdbcLedger(dataSource, LEDGER_TABLE, Redaction.defaults());
+		JdbcLedger ledger(DataSource dataSource, ObjectProvider<ReplayCache> replayCache) {
+			return new JdbcLedger(dataSource, LEDGER_TABLE, Redaction.defaults(),
+					replayCache.getIfAvailable(ReplayCache::off));
 		}
 
 		@Bean
@@ -98,6 +104,11 @@ abstract class IdempotentToolContractTests {
 		@Bean
 		QuoteTools quoteTools(DataSource dataSource) {
 			return new QuoteTools(new JdbcTemplate(dataSource));
+		}
+
+		@Bean
+		OrderDesk orderDesk(DataSource dataSource) {
+			return new OrderDesk(new JdbcTemplate(dataSource));
 		}
 
 	}
@@ -608,6 +619,47 @@ abstract class IdempotentToolContractTests {
 	}
 
 	@Test
+	void aLateSuccessOverAReconciledFailureIsReplayedByAnotherInstanceThatHadReadTheFailure() throws Exception {
+		QuoteTools.impatientRelease = new java.util.concurrent.CountDownLatch(1);
+		ExecutorService first = Executors.newSingleThreadExecutor();
+		try (AnnotationConfigApplicationContext otherInstance = new AnnotationConfigApplicationContext()) {
+			otherInstance.registerBean(DataSource.class, () -> new DelegatingDataSource(dataSource()));
+			otherInstance.registerBean(ReplayCache.class, () -> new ReplayCache(100, Duration.ofMinutes(10)));
+			otherInstance.register(Tools.class);
+			otherInstance.refresh();
+			QuoteTools other = otherInstance.getBean(QuoteTools.class);
+			IdempotencyKey key = IdempotencyKeys.derive("impatient_quote", Map.of("accountName", "Henderson"), "late");
+			Future<Quote> running = first.submit(() -> inRun("late", "rep-1", () -> impatientQuote(this.tools)));
+			await().atMost(Duration.ofSeconds(30)).until(() -> this.ledger.find(key).isPresent());
+			// This instance beats for no call here, so a reconciler takes the running call for dead; no quote yet.
+			await().until(reconciler(10)::reconcile, (pass) -> pass.failed() == 1);
+			assertThatExceptionOfType(PreviousAttemptFailedException.class).as("the other instance reads the failure")
+				.isThrownBy(() -> inRun("late", "rep-1", () -> impatientQuote(other)));
+
+			QuoteTools.impatientRelease.countDown();
+			Quote quote = running.get(30, java.util.concurrent.TimeUnit.SECONDS);
+
+			assertThat(this.ledger.lateSuccesses()).isEqualTo(1);
+			assertThat(inRun("late", "rep-1", () -> impatientQuote(other))).as("the other instance's next repeat")
+				.isEqualTo(quote);
+			assertThat(this.tools.quotes()).isEqualTo(1);
+		}
+		finally {
+			QuoteTools.impatientRelease.countDown();
+			first.shutdownNow();
+		}
+	}
+
+	private static Quote impatientQuote(QuoteTools tools) {
+		try {
+			return tools.impatientQuote("Henderson");
+		}
+		catch (InterruptedException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	@Test
 	void aCallThatLosesALockWaitTimeoutToASlowTransactionalCallIsToldItIsInProgress() throws Exception {
 		com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
 		config.setDataSource(dataSource());
@@ -728,6 +780,93 @@ abstract class IdempotentToolContractTests {
 
 		assertThat(again).isEqualTo(first);
 		assertThat(this.tools.quotes()).isEqualTo(1);
+	}
+
+	@Test
+	void everyAnswerOfATransactionalToolThatExecutedNothingLeavesTheCallersTransactionToCommit() {
+		Quote first = inRun("desk-run", "rep-1", () -> this.tools.recordNote("Henderson", false));
+		inRun("desk-run", "rep-1", () -> this.tools.recordStrictNote("Henderson", "seal failure"));
+		IdempotencyKey failed = recordNoteRowOf("desk-run", "Failed");
+		this.ledger.recordFailed(failed, "account closed");
+		recordNoteRowOf("desk-run", "Running");
+		IdempotencyKey unstored = recordNoteRowOf("desk-run", "Unstored");
+		this.ledger.recordSucceededWithoutResult(unstored, "too large");
+		SoftAssertions answers = new SoftAssertions();
+
+		answers.assertThat(answeredInAndOutOfCallersTransaction("replayed",
+				() -> inRun("desk-run", "rep-1", () -> this.tools.recordNote("Henderson", false)))).isEqualTo(first);
+		answers.assertThat(answeredInAndOutOfCallersTransaction("different-details",
+				() -> inRun("desk-run", "rep-1", () -> this.tools.recordStrictNote("Henderson", "the seal failed"))))
+			.isInstanceOf(DifferentDetailsException.class);
+		answers.assertThat(answeredInAndOutOfCallersTransaction("another-user",
+				() -> inRun("desk-run", "rep-2", () -> this.tools.recordNote("Henderson", false))))
+			.isInstanceOf(IdempotencyConflictException.class);
+		answers.assertThat(answeredInAndOutOfCallersTransaction("previous-failure",
+				() -> inRun("desk-run", "rep-1", () -> this.tools.recordNote("Failed", false))))
+			.isInstanceOf(PreviousAttemptFailedException.class);
+		answers.assertThat(answeredInAndOutOfCallersTransaction("in-progress",
+				() -> inRun("desk-run", "rep-1", () -> this.tools.recordNote("Running", false))))
+			.isInstanceOf(ToolCallInProgressException.class);
+		answers.assertThat(answeredInAndOutOfCallersTransaction("without-result",
+				() -> inRun("desk-run", "rep-1", () -> this.tools.recordNote("Unstored", false))))
+			.isInstanceOf(ResultNotStoredException.class);
+		answers.assertThat(answeredInAndOutOfCallersTransaction("without-run",
+				() -> this.tools.recordNote("Henderson", false)))
+			.isInstanceOf(MissingRunException.class);
+		answers.assertThat(answeredInAndOutOfCallersTransaction("invalid-arguments",
+				() -> inRun("desk-run", "rep-1", () -> this.tools.recordNote("Hen\u0000derson", false))))
+			.isInstanceOf(InvalidArgumentsException.class);
+		answers.assertThat(this.jdbc.queryForList("SELECT reference FROM quotes WHERE sku = 'DESK'", String.class))
+			.as("the caller's own rows, each committed after the answer")
+			.containsExactlyInAnyOrder("replayed", "different-details", "another-user", "previous-failure",
+					"in-progress", "without-result", "without-run", "invalid-arguments");
+		answers.assertAll();
+
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM quotes WHERE sku <> 'DESK'", Integer.class))
+			.as("nothing executed again").isEqualTo(2);
+	}
+
+	@Test
+	void aFailureOfATransactionalToolsBodyStillRollsTheCallersTransactionBack() {
+		OrderDesk desk = this.context.getBean(OrderDesk.class);
+
+		assertThatExceptionOfType(UnexpectedRollbackException.class).isThrownBy(() -> desk.writeThenCall("failed",
+				() -> inRun("desk-run", "rep-1", () -> this.tools.recordNote("Henderson", true))));
+
+		assertThat(desk.wrote("failed")).isFalse();
+		assertThat(this.tools.quotes()).isZero();
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + LEDGER_TABLE, Integer.class)).isZero();
+	}
+
+	/** A committed row of record_note that its call did not write: left attempting, for the test to settle. */
+	private IdempotencyKey recordNoteRowOf(String runId, String accountName) {
+		String arguments = "{\"accountName\":\"" + accountName + "\",\"fail\":false}";
+		IdempotencyKey key = IdempotencyKeys.derive("record_note", arguments, runId);
+		this.ledger.claim(new ClaimRequest(key, runId, "rep-1", "record_note", arguments));
+		return key;
+	}
+
+	/**
+	 * What a call answers (returned or thrown) inside an application's transaction that wrote a row of its own
+	 * before it, the same as made on its own; a commit that failed, if it did.
+	 */
+	private Object answeredInAndOutOfCallersTransaction(String reference, java.util.function.Supplier<?> call) {
+		Object alone;
+		try {
+			alone = call.get();
+		}
+		catch (RuntimeException answer) {
+			alone = answer;
+		}
+		Object inside;
+		try {
+			inside = this.context.getBean(OrderDesk.class).writeThenCall(reference, call);
+		}
+		catch (UnexpectedRollbackException ex) {
+			return ex;
+		}
+		assertThat(inside.getClass()).isEqualTo(alone.getClass());
+		return inside;
 	}
 
 	@Test

@@ -218,6 +218,13 @@ public class QuoteTools {
 		return quote;
 	}
 
+	/** As record_note, keyed on the account only, refusing a repeat whose note differs. */
+	@IdempotentTool(name = "record_strict_note", transactional = true, keyExcludes = "note",
+			onDifferentDetails = DifferentDetails.REFUSE)
+	public Quote recordStrictNote(String accountName, String note) {
+		return insert(accountName, "STRICT_NOTE", 1);
+	}
+
 	/** Lets a test hold {@link #slowNote} between its write and its commit. */
 	static volatile java.util.concurrent.CountDownLatch slowNoteWritten = new java.util.concurrent.CountDownLatch(0);
 

@@ -180,9 +180,10 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			return this.transactional.call(tool, request,
 					(joined) -> claimAndCall(joined, tool, request, run.get(), invocation));
 		}
-		return claimAndCall(this.ledger, tool, request, run.get(), invocation);
+		return Repeats.given(claimAndCall(this.ledger, tool, request, run.get(), invocation));
 	}
 
+	/** The call's result, or the answer of a call that lost its claim: a value, or a {@link Repeats.Refusal}. */
 	private Object claimAndCall(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Run run,
 			ToolCall invocation) throws Throwable {
 		Claim claim;

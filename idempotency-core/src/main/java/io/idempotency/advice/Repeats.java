@@ -22,7 +22,8 @@ import org.apache.commons.logging.LogFactory;
 /**
  * Answers a call that lost its claim, from the row it lost to: the stored result (a replay), or a refusal
  * that says why it was not executed again (in progress, a previous failure, another user's key). A tool that
- * returns {@link ToolResult} is answered with one; others with the result or an exception.
+ * returns {@link ToolResult} is answered with one; others with the result or an exception, which is carried as
+ * a {@link Refusal} until the call is out of any transaction it ran in, and thrown only then ({@link #given}).
  */
 final class Repeats {
 
@@ -37,6 +38,24 @@ final class Repeats {
 		this.reports = reports;
 	}
 
+	/**
+	 * An answer that is an exception, carried as a value out of the transaction the call ran in. Thrown inside
+	 * a transaction template, it would roll that transaction back, and mark a caller's transaction that the
+	 * call joined rollback-only, so that the caller's own work could not commit, though the call executed
+	 * nothing.
+	 */
+	record Refusal(RuntimeException exception) {
+	}
+
+	/** What the caller is given for an answer: a value as it is; a {@link Refusal}'s exception, thrown. */
+	static Object given(Object answer) {
+		if (answer instanceof Refusal refusal) {
+			throw refusal.exception();
+		}
+		return answer;
+	}
+
+	/** The answer of a call that lost its claim: a value, or a {@link Refusal}. */
 	Object answer(ToolDescriptor tool, Claim claim, ClaimRequest request, CallLedger ledger) {
 		if (claim instanceof Claim.Replay replay) {
 			return replay(tool, replay, request, ledger);
@@ -46,24 +65,24 @@ final class Repeats {
 			if (tool.envelope()) {
 				return ToolResult.previousAttemptFailed(failed.error());
 			}
-			throw new PreviousAttemptFailedException(tool.name(), failed.error());
+			return new Refusal(new PreviousAttemptFailedException(tool.name(), failed.error()));
 		}
 		if (claim instanceof Claim.InProgress inProgress) {
 			this.reports.tell(tool, request, Answer.IN_PROGRESS);
 			if (tool.envelope()) {
 				return ToolResult.inProgress(inProgress.since());
 			}
-			throw new ToolCallInProgressException(tool.name(), inProgress.since());
+			return new Refusal(new ToolCallInProgressException(tool.name(), inProgress.since()));
 		}
 		this.reports.tell(tool, request, Answer.REFUSED_CONFLICT);
-		throw new IdempotencyConflictException(tool.name());
+		return new Refusal(new IdempotencyConflictException(tool.name()));
 	}
 
 	private Object replay(ToolDescriptor tool, Claim.Replay replay, ClaimRequest request, CallLedger ledger) {
 		List<String> different = differentDetails(tool, request, ledger);
 		if (!different.isEmpty() && tool.onDifferentDetails() == DifferentDetails.REFUSE) {
 			this.reports.tell(tool, request, Answer.REFUSED_DIFFERENT_DETAILS, different);
-			throw new DifferentDetailsException(tool.name(), different);
+			return new Refusal(new DifferentDetailsException(tool.name(), different));
 		}
 		if (replay.result() == null && !tool.returnsNothing()) {
 			return withoutResult(tool, request, null);
@@ -120,7 +139,7 @@ final class Repeats {
 		if (cause != null) {
 			notStored.initCause(cause);
 		}
-		throw notStored;
+		return new Refusal(notStored);
 	}
 
 }

@@ -23,7 +23,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 /**
  * Runs the calls of transactional tools: claim, effect and outcome in one transaction of the ledger's
  * {@code DataSource}, the caller's when it holds one at READ COMMITTED or below, else one of its own. Identical
- * callers that lose a lock conflict to a running call are told it is in progress.
+ * callers that lose a lock conflict to a running call are told it is in progress. A repeat answered from the
+ * row it lost to (a replay, or a refusal) leaves the transaction to commit: only a failure of the tool's body,
+ * or of the database, rolls it back.
  */
 final class TransactionalCalls {
 
@@ -54,6 +56,7 @@ final class TransactionalCalls {
 	@FunctionalInterface
 	interface ClaimedCall {
 
+		/** The call's result, or the answer of a repeat: a value, or a {@link Repeats.Refusal} to throw. */
 		Object claimAndCall(CallLedger ledger) throws Throwable;
 
 	}
@@ -126,7 +129,9 @@ final class TransactionalCalls {
 					}
 				});
 				release(holding, true);
-				return result;
+				// A refusal leaves the transaction as a value and is thrown only now: thrown inside it, it would
+				// mark a caller's transaction rollback-only, losing the caller's own work, though nothing ran.
+				return Repeats.given(result);
 			}
 			catch (CheckedFailure ex) {
 				failure = ex.getCause();

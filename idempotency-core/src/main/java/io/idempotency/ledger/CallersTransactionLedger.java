@@ -10,7 +10,7 @@ import io.idempotency.key.IdempotencyKey;
  * effect and the outcome commit or roll back together. A claim made here is invisible to other callers until
  * it commits with its outcome, so no heartbeat is kept for it, and a failure it did not write cannot be
  * overturned. A claim that loses a lock conflict is not made again: the whole transaction is gone, and that
- * is the caller's to retry. Replay counts, settled outcomes kept in memory and late completions are shared
+ * is the caller's to retry. Replay counts, successes kept in memory and late completions are shared
  * with the {@link JdbcLedger} it comes from.
  */
 final class CallersTransactionLedger implements CallLedger {
@@ -33,7 +33,7 @@ final class CallersTransactionLedger implements CallLedger {
 
 	@Override
 	public Claim claim(ClaimRequest request) {
-		// A settled outcome kept in memory was read committed, on the ledger's own connection: final.
+		// A success kept in memory was read committed, on the ledger's own connection: final.
 		LedgerEntry kept = this.settled.find(request.key());
 		if (kept != null) {
 			return this.replays.counted(this.statements.answerFrom(kept, request));

@@ -109,11 +109,11 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 	}
 
 	/**
-	 * A ledger on the given table that answers repeats of settled calls it has read from memory, as the
+	 * A ledger on the given table that answers repeats of succeeded calls it has read from memory, as the
 	 * cache allows.
 	 * @param tableName the table, optionally schema-qualified; checked as an SQL identifier
 	 * @param redaction what to remove from arguments before they are stored
-	 * @param replayCache how many settled outcomes to keep in memory, and for how long
+	 * @param replayCache how many succeeded outcomes to keep in memory, and for how long
 	 * @throws IllegalArgumentException if the table name is not a valid SQL identifier
 	 * @throws IllegalStateException if the database is not supported
 	 */
@@ -203,10 +203,10 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 			// Claimed and committed: until its outcome is recorded, this instance beats for it.
 			this.inFlight.add(request.key());
 		}
-		else {
-			// Read on a connection of the ledger's own, so committed: a settled row is final and may be kept.
-			// A row read in the caller's transaction may be its own, and may yet roll back.
-			answered(claim).ifPresent(this.settled::keep);
+		else if (claim instanceof Claim.Replay replay) {
+			// Read on a connection of the ledger's own, so committed: a success is final and may be kept. A row
+			// read in the caller's transaction may be its own, and may yet roll back.
+			this.settled.keep(replay.entry());
 		}
 		return this.replays.counted(claim);
 	}
@@ -240,16 +240,6 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 				RetryPause.before(attempt, ex);
 			}
 		}
-	}
-
-	private static Optional<LedgerEntry> answered(Claim claim) {
-		if (claim instanceof Claim.Replay replay) {
-			return Optional.of(replay.entry());
-		}
-		if (claim instanceof Claim.PreviousAttemptFailed failed) {
-			return Optional.of(failed.entry());
-		}
-		return Optional.empty();
 	}
 
 	/**
@@ -312,8 +302,8 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 				int overturned = this.transactions.committed(() -> this.statements.overturnFailure(key, resultJson,
 						error));
 				if (overturned == 1) {
+					// No instance kept the failure: only successes are kept, so every repeat reads this one.
 					this.lateSuccesses.incrementAndGet();
-					this.settled.forget(key);
 					logger.warn("Late success of key " + key + ": its ledger row had been resolved failed while the call"
 							+ " still ran (no effect was found then); the success is recorded over it");
 					return true;

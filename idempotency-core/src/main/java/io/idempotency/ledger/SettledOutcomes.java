@@ -8,9 +8,11 @@ import java.util.function.LongSupplier;
 import io.idempotency.key.IdempotencyKey;
 
 /**
- * The settled rows this instance has read, by key, bounded in number and age: what answers a repeat
- * without the database. Looking up takes no lock; keeping takes one, and happens only when a repeat was
- * answered by the database. The oldest kept is the first to go.
+ * The succeeded rows this instance has read, by key, bounded in number and age: what answers a repeat
+ * without the database. Only a success is final: a failure a reconciler recorded is overturned by a late
+ * success, written by whichever instance ran the call, which no other instance would learn of; so a failure
+ * is read from the table on every repeat. Looking up takes no lock; keeping takes one, and happens only when a
+ * repeat was answered by the database. The oldest kept is the first to go.
  */
 final class SettledOutcomes {
 
@@ -50,9 +52,9 @@ final class SettledOutcomes {
 		return found.entry();
 	}
 
-	/** Keeps a row read as committed, if it is settled; an unsettled row is never kept. */
+	/** Keeps a row read as committed, if it succeeded; a row of any other status can still change. */
 	void keep(LedgerEntry entry) {
-		if (this.maximumEntries == 0 || entry.status().isUnsettled()) {
+		if (this.maximumEntries == 0 || entry.status() != LedgerStatus.SUCCEEDED) {
 			return;
 		}
 		Kept kept = new Kept(entry, this.nanoTime.getAsLong());
@@ -63,13 +65,6 @@ final class SettledOutcomes {
 					this.kept.remove(this.order.removeFirst());
 				}
 			}
-		}
-	}
-
-	/** Forgets the outcome kept for a key: it has changed (a late success over a reconciled failure). Rare. */
-	synchronized void forget(IdempotencyKey key) {
-		if (this.kept.remove(key) != null) {
-			this.order.remove(key);
 		}
 	}
 

@@ -922,30 +922,63 @@ abstract class LedgerContractTests {
 	}
 
 	@Test
-	void aRepeatOfASettledCallThisInstanceHasReadIsAnsweredWithoutTheDatabaseAndCountedAsAReplay() {
+	void aRepeatOfASucceededCallThisInstanceHasReadIsAnsweredWithoutTheDatabaseAndCountedAsAReplay() {
 		CountingDataSource counting = new CountingDataSource(this.dataSource);
 		JdbcLedger ledger = cachingLedger(counting);
 		ClaimRequest succeeded = request("r1", "{\"n\":1}");
-		ClaimRequest failed = request("r1", "{\"n\":2}");
 		ledger.claim(succeeded);
 		ledger.recordSucceeded(succeeded.key(), "{\"ticketId\":\"T-7\"}");
-		ledger.claim(failed);
-		ledger.recordFailed(failed.key(), "declined");
 		ledger.claim(succeeded);
-		ledger.claim(failed);
 		counting.reset();
 
 		for (int i = 0; i < 3; i++) {
 			assertThat(ledger.claim(succeeded)).isInstanceOfSatisfying(Claim.Replay.class,
 					(replay) -> assertThat(replay.result()).isEqualToIgnoringWhitespace("{\"ticketId\":\"T-7\"}"));
+		}
+
+		assertThat(counting.roundTrips()).as("%s", counting.statements()).isZero();
+		assertThat(ledger.flushReplayCounts()).isEqualTo(1);
+		assertThat(this.jdbc.queryForObject("SELECT replay_count FROM " + TABLE, Integer.class)).isEqualTo(4);
+	}
+
+	@Test
+	void aRepeatOfAFailedCallIsReadFromTheTableEveryTimeForALateSuccessMayOverturnTheFailure() {
+		CountingDataSource counting = new CountingDataSource(this.dataSource);
+		JdbcLedger ledger = cachingLedger(counting);
+		ClaimRequest failed = request("r1", "{\"n\":2}");
+		ledger.claim(failed);
+		ledger.recordFailed(failed.key(), "declined");
+		ledger.claim(failed);
+		counting.reset();
+
+		for (int i = 0; i < 3; i++) {
 			assertThat(ledger.claim(failed)).isInstanceOfSatisfying(Claim.PreviousAttemptFailed.class,
 					(previous) -> assertThat(previous.error()).isEqualTo("declined"));
 		}
 
-		assertThat(counting.roundTrips()).as("%s", counting.statements()).isZero();
-		assertThat(ledger.flushReplayCounts()).isEqualTo(2);
-		assertThat(this.jdbc.queryForList("SELECT replay_count FROM " + TABLE + " ORDER BY id", Integer.class))
-			.containsExactly(4, 4);
+		assertThat(counting.roundTrips()).as("%s", counting.statements()).isEqualTo(3L * facts().replayRoundTrips());
+		assertThat(ledger.flushReplayCounts()).isEqualTo(1);
+		assertThat(this.jdbc.queryForObject("SELECT replay_count FROM " + TABLE, Integer.class)).isEqualTo(4);
+	}
+
+	@Test
+	void aLateSuccessOverAReconciledFailureIsReplayedByAnotherInstanceThatHadReadTheFailure() {
+		JdbcLedger executing = cachingLedger(this.dataSource);
+		JdbcLedger other = cachingLedger(this.dataSource);
+		ClaimRequest request = request("r1", ARGUMENTS);
+		assertThat(executing.claim(request)).isEqualTo(new Claim.Won(request.key()));
+		LedgerEntry leased = other.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(1)).get(0);
+		assertThat(other.resolveFailed(leased, "no ticket found")).isTrue();
+		assertThat(other.claim(request)).as("the other instance reads the reconciler's failure")
+			.isInstanceOf(Claim.PreviousAttemptFailed.class);
+
+		assertThat(executing.recordSucceeded(request.key(), "{\"ticketId\":\"T-1\"}")).isTrue();
+
+		assertThat(other.claim(request)).as("the other instance's next repeat").isInstanceOfSatisfying(
+				Claim.Replay.class, (replay) -> assertThat(replay.result()).isEqualToIgnoringWhitespace(
+						"{\"ticketId\":\"T-1\"}"));
+		assertThat(executing.claim(request)).isInstanceOf(Claim.Replay.class);
+		assertThat(executing.lateSuccesses()).isEqualTo(1);
 	}
 
 	@Test

@@ -31,23 +31,26 @@ class SettledOutcomesTest {
 
 	@Test
 	void keepingAnExpiredKeyAgainRenewsIt() {
-		LedgerEntry failed = entry(1, LedgerStatus.FAILED);
-		this.outcomes.keep(failed);
+		LedgerEntry succeeded = entry(1, LedgerStatus.SUCCEEDED);
+		this.outcomes.keep(succeeded);
 		this.now.addAndGet(Duration.ofSeconds(11).toNanos());
 
-		this.outcomes.keep(failed);
+		this.outcomes.keep(succeeded);
 
-		assertThat(this.outcomes.find(failed.key())).isSameAs(failed);
+		assertThat(this.outcomes.find(succeeded.key())).isSameAs(succeeded);
 		assertThat(this.outcomes.size()).isEqualTo(1);
 	}
 
 	@Test
-	void anUnsettledRowIsNeverKept() {
+	void onlyASuccessIsKeptForEveryOtherStatusCanStillChange() {
 		this.outcomes.keep(entry(1, LedgerStatus.ATTEMPTING));
 		this.outcomes.keep(entry(2, LedgerStatus.UNKNOWN));
+		// A reconciler's failure is overturned by a late success, on whichever instance the call ran.
+		this.outcomes.keep(entry(3, LedgerStatus.FAILED));
 
 		assertThat(this.outcomes.find(entry(1, LedgerStatus.ATTEMPTING).key())).isNull();
 		assertThat(this.outcomes.find(entry(2, LedgerStatus.UNKNOWN).key())).isNull();
+		assertThat(this.outcomes.find(entry(3, LedgerStatus.FAILED).key())).isNull();
 		assertThat(this.outcomes.size()).isZero();
 	}
 

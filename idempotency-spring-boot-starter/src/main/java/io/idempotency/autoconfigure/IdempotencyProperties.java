@@ -608,13 +608,16 @@ public class IdempotencyProperties {
 
 	}
 
-	/** Settled outcomes kept in memory to answer repeats on this instance without the database. */
+	/**
+	 * Succeeded outcomes kept in memory to answer repeats on this instance without the database. A failure is
+	 * not kept (a late success may overturn a reconciler's): a repeat of a failed call reads the table.
+	 */
 	public static class ReplayCache {
 
-		/** Whether repeats of settled calls this instance has read are answered from memory. */
+		/** Whether repeats of succeeded calls this instance has read are answered from memory. */
 		private boolean enabled = true;
 
-		/** How many settled outcomes are kept at most; the oldest kept goes first. */
+		/** How many succeeded outcomes are kept at most; the oldest kept goes first. */
 		private int maximumEntries = 10_000;
 
 		/** How long an outcome is answered from memory after it was read; keep it well below the retention period. */

@@ -2,6 +2,7 @@ package io.idempotency.autoconfigure;
 
 import javax.sql.DataSource;
 
+import io.idempotency.IdempotencyConflictException;
 import io.idempotency.ledger.LedgerSchema;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
@@ -103,6 +104,32 @@ class JpaTransactionalToolTest {
 			assertThat(other).isEqualTo(first);
 			assertThat(tool.attempts()).isEqualTo(2);
 			assertThat(tool.notes()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void aRepeatRefusedInsideAJpaTransactionLeavesThatTransactionToCommitWithTheCallersOwnWrite() {
+		this.runner.run((context) -> {
+			PlatformTransactionManager transactions = context.getBean(PlatformTransactionManager.class);
+			NoteTool tool = context.getBean(NoteTool.class);
+			JdbcTemplate callers = new JdbcTemplate(context.getBean(DataSource.class));
+			TransactionTemplate readCommitted = new TransactionTemplate(transactions);
+			readCommitted.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+			RunContext.supply(new Run("r1", "rep-1"), () -> tool.recordNote("pump 3", false));
+
+			Object answer = readCommitted.execute((status) -> {
+				callers.update("INSERT INTO notes_jpa_test (text) VALUES ('the caller''s own')");
+				try {
+					return RunContext.supply(new Run("r1", "rep-2"), () -> tool.recordNote("pump 3", false));
+				}
+				catch (IdempotencyConflictException refused) {
+					return refused;
+				}
+			});
+
+			assertThat(answer).isInstanceOf(IdempotencyConflictException.class);
+			assertThat(tool.notes()).as("the tool's note, and the caller's own row committed").isEqualTo(2);
+			assertThat(tool.attempts()).isEqualTo(1);
 		});
 	}
 
