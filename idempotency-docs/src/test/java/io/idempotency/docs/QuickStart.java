@@ -16,8 +16,10 @@ import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.model.ToolContext;
 import org.springframework.ai.tool.annotation.Tool;
 import org.springframework.boot.jdbc.DataSourceBuilder;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
 import org.springframework.stereotype.Component;
 
 /**
@@ -49,6 +51,13 @@ class QuickStart {
         @IdempotencyDataSource
         DataSource ledgerDataSource() {
             return DataSourceBuilder.create().url("jdbc:postgresql://ledger-db:5432/ledger").build();
+        }
+
+        // The application's own, from spring.datasource.*: Boot's backs off once a DataSource is declared.
+        @Bean
+        @Primary
+        DataSource dataSource(DataSourceProperties properties) {
+            return properties.initializeDataSourceBuilder().build();
         }
         // end::ledger-data-source[]
 

@@ -5,6 +5,9 @@ import javax.sql.DataSource;
 import io.idempotency.reconcile.Reconciler;
 import io.idempotency.ledger.JdbcLedger;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -17,6 +20,7 @@ import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitializat
 import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 
 /**
@@ -34,11 +38,15 @@ import org.springframework.core.io.ResourceLoader;
 @Import(DatabaseInitializationDependencyConfigurer.class)
 public class IdempotencyLedgerAutoConfiguration {
 
+	private static final Log logger = LogFactory.getLog(IdempotencyLedgerAutoConfiguration.class);
+
 	@Bean
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
 	JdbcLedger idempotencyLedger(ObjectProvider<DataSource> dataSources,
-			@IdempotencyDataSource ObjectProvider<DataSource> idempotencyDataSource, IdempotencyProperties properties) {
+			@IdempotencyDataSource ObjectProvider<DataSource> idempotencyDataSource, IdempotencyProperties properties,
+			Environment environment) {
+		warnIfTheMarkedDataSourceIsTheApplicationsOnly(dataSources, idempotencyDataSource, environment);
 		return new JdbcLedger(ledgerDataSource(dataSources, idempotencyDataSource), properties.getJdbc().getTableName(),
 				IdempotencyProperties.redactionOf(properties), IdempotencyProperties.replayCacheOf(properties));
 	}
@@ -57,6 +65,27 @@ public class IdempotencyLedgerAutoConfiguration {
 			IdempotencyProperties properties, ObjectProvider<ThreadPoolTaskSchedulerBuilder> schedulers) {
 		return new IdempotencyMaintenance(ledger, reconciler, properties,
 				schedulers.getIfAvailable(ThreadPoolTaskSchedulerBuilder::new));
+	}
+
+	/**
+	 * Spring Boot's own {@code DataSource} backs off once the application declares one: where
+	 * {@code spring.datasource.url} is set and the only {@code DataSource} is the ledger's, the application's
+	 * repositories now use the ledger's database, which is rarely what was meant.
+	 */
+	private static void warnIfTheMarkedDataSourceIsTheApplicationsOnly(ObjectProvider<DataSource> dataSources,
+			ObjectProvider<DataSource> idempotencyDataSource, Environment environment) {
+		DataSource marked = idempotencyDataSource.getIfUnique();
+		if (marked == null || !environment.containsProperty("spring.datasource.url")) {
+			return;
+		}
+		if (dataSources.stream().allMatch((dataSource) -> dataSource == marked)) {
+			logger.warn("spring.datasource.url is set, but the only DataSource is the one marked"
+					+ " @IdempotencyDataSource: Spring Boot's own DataSource backs off when the application declares"
+					+ " one, so the application's repositories and JdbcTemplates use the ledger's database, not"
+					+ " spring.datasource.url. Declare the application's DataSource as a @Primary bean beside it (from"
+					+ " DataSourceProperties), or drop @IdempotencyDataSource to keep the ledger in the application's"
+					+ " database");
+		}
 	}
 
 	/** The ledger's DataSource, or a start-up failure that says how to choose it. */
