@@ -221,6 +221,12 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			LedgerStatus outcome = this.failures.classify(failure, tool);
 			if (!tool.transactional()) {
 				this.outcomes.recordFailure(ledger, tool, request, failure, outcome);
+				if (outcome == LedgerStatus.UNKNOWN) {
+					// Only the exception's class: its message may quote an argument, a secret among them.
+					logger.warn("Tool '" + tool.name() + "' ended with " + failure.getClass().getName() + ", after"
+							+ " which its effect may have happened: its outcome is unknown (key " + request.key()
+							+ "), and the reconciler will settle it");
+				}
 			}
 			this.reports.tell(tool, request,
 					(outcome == LedgerStatus.UNKNOWN && !tool.transactional()) ? Answer.UNKNOWN : Answer.FAILED);

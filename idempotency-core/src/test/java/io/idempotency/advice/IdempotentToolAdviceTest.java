@@ -107,8 +107,24 @@ class IdempotentToolAdviceTest {
 
 	@Test
 	void anAmbiguousFailureIsUnknownAndARepeatIsInProgress() throws Exception {
-		assertThatExceptionOfType(SocketTimeoutException.class)
-			.isThrownBy(() -> inRun("r1", () -> this.tools.placeOrderTimingOut("pump", 2, true)));
+		ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = new ch.qos.logback.core.read.ListAppender<>();
+		ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+			.getLogger(IdempotentToolInterceptor.class);
+		logged.start();
+		logger.addAppender(logged);
+		try {
+			assertThatExceptionOfType(SocketTimeoutException.class)
+				.isThrownBy(() -> inRun("r1", () -> this.tools.placeOrderTimingOut("pump", 2, true)));
+		}
+		finally {
+			logger.detachAppender(logged);
+		}
+		assertThat(logged.list).singleElement()
+			.satisfies((event) -> assertThat(event.getLevel()).isEqualTo(ch.qos.logback.classic.Level.WARN))
+			.extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+			.asString()
+			.contains("java.net.SocketTimeoutException")
+			.contains("its outcome is unknown");
 		assertThatExceptionOfType(ToolCallInProgressException.class)
 			.isThrownBy(() -> inRun("r1", () -> this.tools.placeOrderTimingOut("pump", 2, true)));
 
