@@ -1,5 +1,6 @@
 package io.idempotency;
 
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
@@ -27,6 +28,13 @@ final class ToolContexts {
 	/** Drops and creates the table, then starts the application. */
 	static <T> AnnotationConfigApplicationContext start(DataSource dataSource, String ledgerTable, Class<T> toolsType,
 			Supplier<T> tools) {
+		return start(dataSource, ledgerTable, toolsType, tools, (context) -> {
+		});
+	}
+
+	/** Drops and creates the table, then starts the application with the beans given too. */
+	static <T> AnnotationConfigApplicationContext start(DataSource dataSource, String ledgerTable, Class<T> toolsType,
+			Supplier<T> tools, Consumer<AnnotationConfigApplicationContext> beans) {
 		LedgerSchema.drop(dataSource, ledgerTable);
 		LedgerSchema.create(dataSource, ledgerTable);
 		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
@@ -34,6 +42,7 @@ final class ToolContexts {
 		context.registerBean(DataSource.class, () -> new DelegatingDataSource(dataSource));
 		context.registerBean(JdbcLedger.class, () -> new JdbcLedger(dataSource, ledgerTable, Redaction.defaults()));
 		context.registerBean(toolsType, tools);
+		beans.accept(context);
 		context.register(Advice.class);
 		context.refresh();
 		return context;

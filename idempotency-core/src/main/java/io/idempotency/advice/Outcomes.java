@@ -33,7 +33,9 @@ final class Outcomes {
 			ResultCodec.Storable storable = this.results.storable(data, ledger.redaction(), request.arguments(),
 					request.sensitiveNames());
 			json = storable.json();
-			notStored = storable.notStored();
+			// Why it is not stored may quote it (a serializer's message), and it may quote an argument.
+			notStored = (storable.notStored() != null) ? ledger.redaction()
+				.scrub(storable.notStored(), request.arguments(), request.sensitiveNames()) : null;
 		}
 		try {
 			if (notStored != null) {

@@ -12,6 +12,7 @@ import java.util.Set;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
+import tools.jackson.core.io.JsonStringEncoder;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -30,6 +31,12 @@ import tools.jackson.databind.node.ObjectNode;
  * {@code credentials}, compared the same way ({@code githubToken}, {@code stripeApiKey}, {@code dbPassword},
  * {@code client_key}; not {@code secretaryName}, {@code maxTokens} or {@code keyword}).
  *
+ * <p>A member sent as {@code null} is kept {@code null}: there is nothing to hide, and absent and {@code null}
+ * are one intent, as in a key.
+ *
+ * <p>A value is looked for in text in each form it takes there: as it is, as a JSON string holds it (escaped:
+ * {@code a"b} as {@code a\"b}), and as JSON text inside a JSON string holds it (escaped twice).
+ *
  * <p>Redaction changes only what is stored: the idempotency key is derived over the full arguments.
  */
 public final class Redaction {
@@ -45,6 +52,9 @@ public final class Redaction {
 
 	/** Redacted values shorter than this are not scrubbed from error text: they would match too much. */
 	public static final int MIN_SCRUBBED_LENGTH = 4;
+
+	/** How many texts deep JSON text inside a string of a result is read: deeper text is not looked into. */
+	private static final int MAX_TEXT_DEPTH = 8;
 
 	private static final JsonMapper MAPPER = JsonMapper.builder()
 		.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
@@ -173,21 +183,111 @@ public final class Redaction {
 
 	/**
 	 * Whether a JSON value (an object, an array, anything) has, at any depth, a member whose name this
-	 * redaction removes, or one of the names the call marks sensitive: a result that holds a secret.
+	 * redaction removes, or one of the names the call marks sensitive: a result that holds a secret. A string
+	 * that is itself JSON text (an object or an array, as a tool that returns another service's answer as text
+	 * has it) is read as JSON too, and JSON text inside it, up to eight texts deep.
 	 * @throws IllegalArgumentException if the text is not valid JSON
 	 */
 	public boolean namesASecret(String json, Set<String> sensitiveNames) {
-		return namesAny(json, this.names.with(sensitiveNames));
+		return namesAnyInText(json, this.names.with(sensitiveNames), 0);
 	}
 
 	/**
 	 * Whether a JSON value has, at any depth, a member whose whole name is one of the listed names (the
 	 * configured ones, or the call's sensitive ones), leaving out the likely-credential rule: for results,
-	 * whose members such as an issue's {@code key} or a page's {@code nextPageToken} are what a repeat needs.
+	 * whose members such as an issue's {@code key} or a page's {@code nextPageToken} are what a repeat needs. A
+	 * string that is itself JSON text (an object or an array) is read as JSON too, and JSON text inside it, up
+	 * to eight texts deep.
 	 * @throws IllegalArgumentException if the text is not valid JSON
 	 */
 	public boolean namesAListedSecret(String json, Set<String> sensitiveNames) {
-		return namesAny(json, new Names(this.names.exact(), false).with(sensitiveNames));
+		return namesAnyInText(json, new Names(this.names.exact(), false).with(sensitiveNames), 0);
+	}
+
+	/**
+	 * Whether a member of the JSON value has one of the names, or a member of JSON text in one of its strings
+	 * does, up to {@value #MAX_TEXT_DEPTH} texts deep. A string is read as JSON only when it is JSON text,
+	 * whole: text that merely begins as JSON (a JSON text cut short) is text.
+	 */
+	private static boolean namesAnyInText(String json, Names names, int depth) {
+		boolean found = false;
+		try (JsonParser parser = MAPPER.createParser(json)) {
+			for (JsonToken token = parser.nextToken(); token != null; token = parser.nextToken()) {
+				if (found) {
+					// Inside a string, read to the end: only JSON text is read as JSON.
+					continue;
+				}
+				if (token == JsonToken.PROPERTY_NAME) {
+					found = names.matches(parser.currentName());
+				}
+				else if (token == JsonToken.VALUE_STRING && depth < MAX_TEXT_DEPTH) {
+					String text = parser.getString();
+					found = looksLikeJson(text) && namesAnyInText(text, names, depth + 1);
+				}
+				if (found && depth == 0) {
+					return true;
+				}
+			}
+			return found;
+		}
+		catch (JacksonException ex) {
+			if (depth == 0) {
+				throw new IllegalArgumentException("The value to check is not valid JSON: " + ex.getOriginalMessage(), ex);
+			}
+			return false;
+		}
+	}
+
+	/** Whether text begins as a JSON object or array would: only those have members. */
+	private static boolean looksLikeJson(String text) {
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			if (!Character.isWhitespace(c)) {
+				return c == '{' || c == '[';
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Whether a JSON value quotes a value that redaction removes from these arguments (of
+	 * {@value #MIN_SCRUBBED_LENGTH} characters or more), in any form it takes there (see the class
+	 * description): in the JSON text, in any of its strings and member names, and in JSON text inside one of
+	 * them, up to eight texts deep. For a result, which is never stored when it does.
+	 * @param json a JSON value
+	 * @param argumentsJson the call's arguments, a JSON object
+	 * @param sensitiveNames names the call marks sensitive, in addition to the configured ones
+	 * @throws IllegalArgumentException if the arguments are not valid JSON
+	 */
+	public boolean quotesARedactedValue(String json, String argumentsJson, Set<String> sensitiveNames) {
+		List<String> forms = redactedForms(argumentsJson, this.names.with(sensitiveNames));
+		return !forms.isEmpty() && quotes(json, true, forms, 0);
+	}
+
+	/** Whether the text holds one of the forms, or one of its strings does, where it is JSON. */
+	private static boolean quotes(String text, boolean isJson, List<String> forms, int depth) {
+		for (String form : forms) {
+			if (text.contains(form)) {
+				return true;
+			}
+		}
+		if (depth >= MAX_TEXT_DEPTH || !(isJson || looksLikeJson(text))) {
+			return false;
+		}
+		try (JsonParser parser = MAPPER.createParser(text)) {
+			for (JsonToken token = parser.nextToken(); token != null; token = parser.nextToken()) {
+				String string = (token == JsonToken.PROPERTY_NAME) ? parser.currentName()
+						: (token == JsonToken.VALUE_STRING) ? parser.getString() : null;
+				if (string != null && quotes(string, false, forms, depth + 1)) {
+					return true;
+				}
+			}
+			return false;
+		}
+		catch (JacksonException ex) {
+			// Text that is not JSON: what it holds as it is was looked for above.
+			return false;
+		}
 	}
 
 	/** Whether a member of this name is redacted (with no names marked sensitive by the call). */
@@ -198,24 +298,52 @@ public final class Redaction {
 	/**
 	 * The text with every value that redaction removes from these arguments replaced by {@value #REDACTED}:
 	 * for error text that may quote an argument, such as an exception message with a URL that carries an API
-	 * key. Values shorter than {@value #MIN_SCRUBBED_LENGTH} characters are left, as they would match too much.
+	 * key, or one that quotes a request's JSON body, where the value is escaped. Each value is replaced in
+	 * every form it takes in text (see the class description). Values shorter than
+	 * {@value #MIN_SCRUBBED_LENGTH} characters are left, as they would match too much.
 	 * @param text the text to scrub, or {@code null}
 	 * @param argumentsJson the call's arguments, a JSON object
 	 * @param sensitiveNames names the call marks sensitive, in addition to the configured ones
 	 */
 	public String scrub(String text, String argumentsJson, Set<String> sensitiveNames) {
-		Names names = this.names.with(sensitiveNames);
-		if (text == null || text.isEmpty() || names.isEmpty() || !namesAny(argumentsJson, names)) {
+		if (text == null || text.isEmpty()) {
 			return text;
 		}
-		List<String> secrets = new ArrayList<>();
-		redact(parse(argumentsJson), names, secrets);
-		secrets.sort(Comparator.comparingInt(String::length).reversed());
 		String scrubbed = text;
-		for (String secret : secrets) {
-			scrubbed = scrubbed.replace(secret, REDACTED);
+		for (String form : redactedForms(argumentsJson, this.names.with(sensitiveNames))) {
+			scrubbed = scrubbed.replace(form, REDACTED);
 		}
 		return scrubbed;
+	}
+
+	/**
+	 * The forms in text of every value redaction removes from the arguments, longest first, so that a
+	 * replacement never leaves part of a longer form behind.
+	 */
+	private static List<String> redactedForms(String argumentsJson, Names names) {
+		if (names.isEmpty() || !namesAny(argumentsJson, names)) {
+			return List.of();
+		}
+		List<String> values = new ArrayList<>();
+		redact(parse(argumentsJson), names, values);
+		Set<String> forms = new HashSet<>();
+		for (String value : values) {
+			String escaped = escaped(value);
+			forms.add(value);
+			forms.add(escaped);
+			forms.add(escaped.replace("/", "\\/"));
+			forms.add(escaped(escaped));
+		}
+		List<String> longestFirst = new ArrayList<>(forms);
+		longestFirst.sort(Comparator.comparingInt(String::length).reversed().thenComparing(Comparator.naturalOrder()));
+		return longestFirst;
+	}
+
+	/** The text as a JSON string holds it, without its quotes. */
+	private static String escaped(String text) {
+		StringBuilder escaped = new StringBuilder(text.length() + 8);
+		JsonStringEncoder.getInstance().quoteAsString(text, escaped);
+		return escaped.toString();
 	}
 
 	private static JsonNode parse(String argumentsJson) {
@@ -234,8 +362,11 @@ public final class Redaction {
 			List<String> sensitive = new ArrayList<>();
 			for (Map.Entry<String, JsonNode> member : object.properties()) {
 				if (names.matches(member.getKey())) {
-					sensitive.add(member.getKey());
-					collect(member.getValue(), removed);
+					// A null holds nothing to hide: kept, so that it stays the same intent as an absent member.
+					if (!member.getValue().isNull()) {
+						sensitive.add(member.getKey());
+						collect(member.getValue(), removed);
+					}
 				}
 				else {
 					changed |= redact(member.getValue(), names, removed);

@@ -34,9 +34,11 @@ public final class ResultCodec {
 
 	/**
 	 * The result as the JSON the ledger may store, or why it may not: it cannot be written as JSON, is larger
-	 * than the limit, holds U+0000 (which PostgreSQL's JSON types cannot store), holds a member of a name the ledger lists as secret, or
-	 * quotes the value of an argument the ledger redacts. A secret is never stored, not even redacted: a
-	 * replay that handed back a redacted result would pass a wrong value off as the right one.
+	 * than the limit, holds U+0000 (which PostgreSQL's JSON types cannot store), holds a member of a name the
+	 * ledger lists as secret, or quotes the value of an argument the ledger redacts, escaped or not. A string
+	 * of the result that is JSON text (a tool's text result, an MCP tool's text content) is checked as JSON
+	 * too. A secret is never stored, not even redacted: a replay that handed back a redacted result would
+	 * pass a wrong value off as the right one.
 	 * @param arguments the call's arguments as the tool received them, or {@code null} where they are gone
 	 */
 	public Storable storable(Object result, Redaction redaction, String arguments, Set<String> sensitiveNames) {
@@ -58,7 +60,7 @@ public final class ResultCodec {
 		if (redaction.namesAListedSecret(json, sensitiveNames)) {
 			return new Storable(null, "it holds a member whose name the ledger redacts, and secrets are never stored");
 		}
-		if (arguments != null && !redaction.scrub(json, arguments, sensitiveNames).equals(json)) {
+		if (arguments != null && redaction.quotesARedactedValue(json, arguments, sensitiveNames)) {
 			return new Storable(null, "it quotes the value of an argument the ledger redacts, and secrets are never stored");
 		}
 		return new Storable(json, null);

@@ -1,9 +1,12 @@
 package io.idempotency.ledger;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
+import tools.jackson.core.json.JsonWriteFeature;
+import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -96,6 +99,74 @@ class RedactionTest {
 	void shortRedactedValuesAreNotScrubbedSinceTheyWouldMatchTooMuch() {
 		assertThat(Redaction.defaults().scrub("error 12 at line 12", "{\"token\":\"12\"}", Set.of()))
 			.isEqualTo("error 12 at line 12");
+	}
+
+	@Test
+	void aSecretMemberSentAsNullStaysNullSinceItHidesNothing() {
+		String stored = Redaction.defaults()
+			.redact("{\"account\":\"acme\",\"apiKey\":null,\"login\":{\"user\":\"ada\",\"password\":null},"
+					+ "\"token\":\"t-1234\"}", Set.of());
+
+		assertThat(stored).isEqualTo("{\"account\":\"acme\",\"apiKey\":null,\"login\":{\"user\":\"ada\",\"password\":null},"
+				+ "\"token\":\"[REDACTED]\"}");
+		assertThat(Redaction.defaults().redact("{\"apiKey\":null}", Set.of())).isEqualTo("{\"apiKey\":null}");
+	}
+
+	@Test
+	void valuesAreScrubbedFromErrorTextAlsoWhereJsonQuotesThemEscaped() {
+		String arguments = "{\"apiKey\":\"sk-\\\"q\\\"\\\\1/2\"}";
+		String error = "400 on POST /v1 with body {\"api_key\":\"sk-\\\"q\\\"\\\\1/2\"}; as sent: sk-\"q\"\\1/2;"
+				+ " quoted by PHP: sk-\\\"q\\\"\\\\1\\/2";
+
+		assertThat(Redaction.defaults().scrub(error, arguments, Set.of()))
+			.isEqualTo("400 on POST /v1 with body {\"api_key\":\"[REDACTED]\"}; as sent: [REDACTED]; quoted by PHP: [REDACTED]");
+	}
+
+	@Test
+	void jsonTextInAResultsStringsIsReadAsJsonAndTextThatIsNotJsonIsText() {
+		Redaction redaction = Redaction.defaults();
+		JsonMapper json = new JsonMapper();
+		String token = json.writeValueAsString(Map.of("account", "acme", "accessToken", "t-1"));
+		String mcpReply = json.writeValueAsString(Map.of("content",
+				List.of(Map.of("type", "text", "text", " " + json.writeValueAsString(List.of(Map.of("apiKey", 1)))))));
+		String twice = json.writeValueAsString(Map.of("body",
+				json.writeValueAsString(Map.of("inner", json.writeValueAsString(Map.of("password", "p"))))));
+
+		assertThat(redaction.namesAListedSecret(json.writeValueAsString(token), Set.of()))
+			.as("a text result that is a JSON object").isTrue();
+		assertThat(redaction.namesAListedSecret(mcpReply, Set.of())).as("a member's text that is a JSON array").isTrue();
+		assertThat(redaction.namesAListedSecret(twice, Set.of())).as("JSON text inside JSON text").isTrue();
+		assertThat(redaction.namesAListedSecret(json.writeValueAsString("{\"token\": cut short"), Set.of()))
+			.as("not JSON: text").isFalse();
+		assertThat(redaction.namesAListedSecret(json.writeValueAsString("the token is in the vault"), Set.of())).isFalse();
+		assertThat(redaction.namesAListedSecret(json.writeValueAsString(json.writeValueAsString(Map.of("key", "PROJ-1"))),
+				Set.of()))
+			.as("the likely-credential rule is left out inside text too").isFalse();
+	}
+
+	@Test
+	void aResultQuotesARedactedValueHoweverItsJsonEscapesIt() {
+		Redaction redaction = Redaction.defaults();
+		String arguments = "{\"account\":\"acme\",\"apiKey\":\"clé-\\\"secrète\\\"/1\"}";
+		String secret = "clé-\"secrète\"/1";
+		JsonMapper plain = new JsonMapper();
+		JsonMapper escaping = JsonMapper.builder()
+			.enable(JsonWriteFeature.ESCAPE_NON_ASCII)
+			.enable(JsonWriteFeature.ESCAPE_FORWARD_SLASHES)
+			.build();
+
+		for (JsonMapper mapper : List.of(plain, escaping)) {
+			assertThat(redaction.quotesARedactedValue(mapper.writeValueAsString("connected with " + secret), arguments,
+					Set.of())).isTrue();
+			String text = mapper.writeValueAsString(Map.of("used", secret));
+			assertThat(redaction.quotesARedactedValue(mapper.writeValueAsString(List.of(text)), arguments, Set.of()))
+				.as("in JSON text inside a string").isTrue();
+			assertThat(redaction.quotesARedactedValue(mapper.writeValueAsString(Map.of(secret, 1)), arguments,
+					Set.of())).as("as a member name").isTrue();
+		}
+		assertThat(redaction.quotesARedactedValue("{\"account\":\"acme\"}", arguments, Set.of())).isFalse();
+		assertThat(redaction.quotesARedactedValue("{\"pin\":\"1234\"}", "{\"pin\":\"1234\"}", Set.of("pin"))).isTrue();
+		assertThat(redaction.quotesARedactedValue("{\"n\":4242}", "{\"pin\":4242}", Set.of("pin"))).isTrue();
 	}
 
 }

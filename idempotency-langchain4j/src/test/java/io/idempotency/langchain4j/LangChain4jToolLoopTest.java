@@ -57,6 +57,8 @@ class LangChain4jToolLoopTest {
 
 	private static final JsonMapper JSON = new JsonMapper();
 
+	private static final String ISSUED_TOKEN = "planted-issued-token-0201";
+
 	interface Assistant {
 
 		String chat(String message);
@@ -100,6 +102,21 @@ class LangChain4jToolLoopTest {
 		@IdempotentTool(reconcile = "findTicket", keyArguments = "account")
 		public String logIssue(String account, String note) {
 			return openTicket(account, note);
+		}
+
+		private final java.util.concurrent.atomic.AtomicInteger issued = new java.util.concurrent.atomic.AtomicInteger();
+
+		/** A result that is JSON text holding a secret: never stored. */
+		@Tool(name = "issue_token", value = "Issue an access token for an account")
+		@IdempotentTool(reconcile = "findTicket")
+		public String issueToken(String account) {
+			this.issued.incrementAndGet();
+			return JSON.writeValueAsString(Map.of("account", account, "accessToken", ISSUED_TOKEN));
+		}
+
+		/** How often issue_token ran (a method: a class-based proxy has no state of its own). */
+		public int issued() {
+			return this.issued.get();
 		}
 
 		int tickets() {
@@ -392,6 +409,28 @@ class LangChain4jToolLoopTest {
 			.as("cancel_order ran for the first time: its failure is its own, not a repeat's answer")
 			.doesNotContain("\"kind\"")
 			.doesNotContain("\"replayed\"");
+	}
+
+	@Test
+	void aResultThatIsJsonTextHoldingASecretIsNotStoredAndTheRepeatIsToldItWasDoneWithoutIt() {
+		ScriptedModel model = new ScriptedModel().callsTool("issue_token", "{\"account\":\"acme\"}")
+			.callsTool("issue_token", "{\"account\":\"acme\"}")
+			.answers("Issued once.");
+
+		assistant(model).chat("Issue a token for acme");
+
+		assertThat(this.tools.issued()).isEqualTo(1);
+		List<String> read = model.toolResultsRead();
+		assertThat(read.get(0)).as("the model reads the result once").contains(ISSUED_TOKEN);
+		JsonNode answer = JSON.readTree(read.get(1));
+		assertThat(answer.get("kind").asString()).isEqualTo("replayed_without_result");
+		assertThat(read.get(1)).doesNotContain(ISSUED_TOKEN);
+		List<Map<String, Object>> rows = new JdbcTemplate(this.context.getBean(DataSource.class))
+			.queryForList("SELECT * FROM tool_audit WHERE tool = 'issue_token'");
+		assertThat(rows).singleElement().satisfies((row) -> {
+			assertThat(row.get("result")).isNull();
+			assertThat(row.toString()).doesNotContain(ISSUED_TOKEN);
+		});
 	}
 
 }
