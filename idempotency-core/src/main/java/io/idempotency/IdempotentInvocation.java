@@ -10,6 +10,12 @@ import io.idempotency.run.Run;
  * system ({@code Idempotency-Key} header) or to derive a reference from
  * ({@link IdempotencyKey#externalReference(String)}).
  *
+ * <p>There is one only where the call was claimed: a tool body runs without one where idempotency is switched
+ * off ({@code idempotency.enabled=false}: the tool runs as if not annotated) and where a call outside any run
+ * is executed without deduplication ({@link MissingRunPolicy#EXECUTE_WITHOUT_DEDUPLICATION}). No key exists
+ * there, since nothing deduplicates the call or reconciles it later: a tool that must run in those cases too
+ * reads {@link #find()}, and makes a reference of its own where it is empty.
+ *
  * @param tool the tool's name
  * @param key the call's idempotency key
  * @param run the run the call belongs to
@@ -20,15 +26,21 @@ public record IdempotentInvocation(String tool, IdempotencyKey key, Run run) {
 
 	/**
 	 * The call executing on this thread.
-	 * @throws IllegalStateException outside the body of an executing {@link IdempotentTool} method
+	 * @throws IllegalStateException outside the body of a claimed {@link IdempotentTool} call: elsewhere, with
+	 * idempotency switched off, or for a call executed without a run (see {@link #find()})
 	 */
 	public static IdempotentInvocation current() {
 		return find().orElseThrow(() -> new IllegalStateException(
 				"No idempotent tool is executing on this thread: IdempotentInvocation.current() is available in the"
-						+ " body of an @IdempotentTool method, on the thread that called it"));
+						+ " body of an @IdempotentTool call the advice claimed, on the thread that called it. A tool"
+						+ " that also runs with idempotency switched off, or executed without a run, reads"
+						+ " IdempotentInvocation.find(), which is empty there"));
 	}
 
-	/** The call executing on this thread, if any. */
+	/**
+	 * The call executing on this thread, if any: empty outside a claimed call's body, so with idempotency
+	 * switched off and for a call executed without a run too.
+	 */
 	public static Optional<IdempotentInvocation> find() {
 		return Optional.ofNullable(current.get());
 	}

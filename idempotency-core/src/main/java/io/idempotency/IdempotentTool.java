@@ -12,10 +12,12 @@ import java.lang.annotation.Target;
  * is answered from the ledger without executing.
  *
  * <pre>{@code
- * @Tool(description = "Open a support ticket")
- * @IdempotentTool(name = "open_ticket", reconcile = "findTicket")
+ * @Tool(name = "open_ticket", description = "Open a support ticket")
+ * @IdempotentTool(reconcile = "findTicket")
  * public Ticket openTicket(String accountName, String issue, ToolContext context) {
- *     String reference = IdempotentInvocation.current().key().externalReference("atlas");
+ *     String reference = IdempotentInvocation.find()   // empty with idempotency switched off
+ *         .map((call) -> call.key().externalReference("atlas"))
+ *         .orElseGet(() -> "atlas-" + UUID.randomUUID());
  *     return tickets.create(accountName, issue, reference);
  * }
  *
@@ -44,9 +46,9 @@ import java.lang.annotation.Target;
  * advisors is configurable ({@code IdempotentToolAdvisor#setOrder}, or {@code idempotency.advisor-order}
  * with the starter).
  *
- * <p>The method must be public or protected and not final, on a bean proxied by class (CGLIB, Spring
- * Boot's default), compiled with {@code -parameters}; an application that breaks any of these fails to
- * start with a message naming the tool. Asynchronous return types ({@code CompletableFuture}, reactive
+ * <p>The method must be public or protected and not final (its class may be package-private), on a bean
+ * proxied by class (CGLIB, Spring Boot's default), compiled with {@code -parameters}; an application that
+ * breaks any of these fails to start with a message naming the tool. Asynchronous return types ({@code CompletableFuture}, reactive
  * types) are not supported and fail the start too.
  */
 @Target(ElementType.METHOD)
@@ -55,9 +57,12 @@ import java.lang.annotation.Target;
 public @interface IdempotentTool {
 
 	/**
-	 * The tool's stable name, part of every key. Defaults to the name of Spring AI's {@code @Tool} on the
-	 * method, else the method's name. Prefer an explicit name: renaming a method must not silently change
-	 * keys.
+	 * The tool's stable name, part of every key and stored with every call. Defaults to the name the model
+	 * calls the tool by: the name of Spring AI's {@code @Tool} on the method, else of Spring AI's
+	 * {@code @McpTool}, else of LangChain4j's {@code @Tool}, else the method's name. Name the tool, on the
+	 * framework's annotation or here: renaming a method must not silently change keys. A name here that
+	 * differs from the framework's gives the tool two: the model's, and this one in the ledger, its metrics
+	 * and the reconciler's settings (worth it only to keep the keys of a tool whose framework name changes).
 	 */
 	String name() default "";
 

@@ -39,7 +39,8 @@ public final class IdempotentToolCallback implements ToolCallback {
 	/** The callback, decorated; one already decorated is returned as it is. */
 	public static ToolCallback of(ToolCallback callback) {
 		Objects.requireNonNull(callback, "callback");
-		return (callback instanceof IdempotentToolCallback) ? callback : new IdempotentToolCallback(callback);
+		return (callback instanceof IdempotentToolCallback) ? callback
+				: new IdempotentToolCallback(ProxiedToolMethods.callable(callback));
 	}
 
 	/** The callback this one decorates. */

@@ -14,7 +14,9 @@ import org.springframework.context.annotation.Bean;
 /**
  * With {@code idempotency.enabled=false}, an explicit choice: the application's idempotent functions run as
  * if they were not idempotent, as its annotated tools do, so that an application that calls them through
- * {@link IdempotentCalls} still starts.
+ * {@link IdempotentCalls} still starts. Nothing derives a key: a tool body finds no
+ * {@link io.idempotency.IdempotentInvocation} ({@code find()} is empty), since nothing deduplicates the call
+ * and no reconciler asks about it later.
  */
 @AutoConfiguration
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", havingValue = false)
