@@ -221,10 +221,16 @@ public class IdempotencyProperties {
 		/** The window over which the replay rate is computed. */
 		private Duration window = Duration.ofDays(30);
 
-		/** With more calls than this in the window and not one replay, deduplication is reported as not working. */
+		/**
+		 * With more calls than this in the window and not one replay, health warns that deduplication may not be
+		 * working (it stays UP).
+		 */
 		private long minimumCalls = 1000;
 
-		/** How long the health indicator reuses its last reading of the ledger. */
+		/**
+		 * How long the health indicator reuses its last counts of the ledger; whether the ledger can be reached is
+		 * checked at every probe.
+		 */
 		private Duration cacheFor = Duration.ofMinutes(1);
 
 		public Duration getWindow() {

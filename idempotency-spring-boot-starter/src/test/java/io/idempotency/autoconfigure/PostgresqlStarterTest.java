@@ -1,6 +1,7 @@
 package io.idempotency.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -310,7 +311,7 @@ class PostgresqlStarterTest {
 	}
 
 	@Test
-	void healthTurnsDownWhenNothingIsEverReplayedAndUpAfterAReplay() {
+	void healthWarnsWhenNothingIsEverReplayedAndStopsAfterAReplay() {
 		this.runner.withPropertyValues("idempotency.health.minimum-calls=2", "idempotency.health.cache-for=0s",
 				"idempotency.replay-counts.flush-interval=10ms")
 			.run((context) -> {
@@ -319,15 +320,36 @@ class PostgresqlStarterTest {
 				open(context, "r2");
 				open(context, "r3");
 
-				assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
+				assertThat(health.health().getStatus()).isEqualTo(Status.UP);
 				assertThat(health.health().getDetails()).containsEntry("calls", 3L)
 					.containsEntry("replays", 0L)
-					.containsKey("problem");
+					.containsEntry("warning", true);
+				assertThat(String.valueOf(health.health().getDetails().get("problems")))
+					.contains("no call was replayed in 3 calls");
 
 				open(context, "r3");
-				await().until(() -> health.health().getStatus(), Status.UP::equals);
-				assertThat(health.health().getDetails()).containsEntry("replays", 1L);
+				await().until(() -> health.health().getDetails().get("warning"), Boolean.FALSE::equals);
+				assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+				assertThat(health.health().getDetails()).containsEntry("replays", 1L)
+					.containsEntry("problems", List.of());
 			});
+	}
+
+	@Test
+	void healthIsDownWhileTheLedgerCannotBeRead() {
+		this.runner.withPropertyValues("idempotency.health.cache-for=0s").run((context) -> {
+			IdempotencyHealthIndicator health = context.getBean(IdempotencyHealthIndicator.class);
+			assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+			JdbcTemplate jdbc = new JdbcTemplate(postgres());
+			jdbc.execute("ALTER TABLE " + TABLE + " RENAME TO " + TABLE + "_away");
+			try {
+				assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
+			}
+			finally {
+				jdbc.execute("ALTER TABLE " + TABLE + "_away RENAME TO " + TABLE);
+			}
+			assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+		});
 	}
 
 	@Test

@@ -15,7 +15,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.opentest4j.TestAbortedException;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -82,23 +84,33 @@ class PageInBrowserTest extends SampleAppTest {
 	void aRepeatedCallShowsTheReplayBadgeOneLedgerRowAndOneTicket() throws IOException {
 		int ticketsBefore = this.tickets.tickets().size();
 		this.browser.get("http://localhost:" + this.port + "/");
+		// The page rebuilds its runs and its ledger every 2 s; here, every 100 ms as well, so that a test that
+		// holds an element across a rebuild fails here, often, not once in a while in a build.
+		((JavascriptExecutor) this.browser).executeScript("setInterval(refresh, 100)");
+		// Every read below finds its elements again at each try; one that went stale in between is tried again.
 		WebDriverWait wait = new WebDriverWait(this.browser, Duration.ofSeconds(30));
+		wait.ignoring(StaleElementReferenceException.class);
 
-		WebElement message = wait.until(ExpectedConditions.elementToBeClickable(By.id("message")));
-		message.sendKeys("open a ticket for the seal failure");
+		wait.until(ExpectedConditions.elementToBeClickable(By.id("message")))
+			.sendKeys("open a ticket for the seal failure");
 		this.browser.findElement(By.id("send")).click();
 
-		WebElement replayed = wait.until(ExpectedConditions.visibilityOfElementLocated(
-				By.cssSelector("#runs .run:first-child .badge[data-outcome='replayed']")));
-		assertThat(replayed.getText()).isEqualTo("replayed");
-		String runId = this.browser.findElement(By.cssSelector("#runs .run:first-child")).getAttribute("data-run");
-		assertThat(this.browser.findElements(By.cssSelector("#runs .run:first-child .badge[data-outcome='executed']")))
-			.hasSize(1);
+		// The newest run, read whole from one rebuild: its id once it shows the replay badge.
+		String runId = wait.until((page) -> {
+			WebElement run = page.findElement(By.cssSelector("#runs .run:first-child"));
+			List<String> replayed = run.findElements(By.cssSelector(".badge[data-outcome='replayed']"))
+				.stream()
+				.map(WebElement::getText)
+				.toList();
+			return replayed.equals(List.of("replayed")) ? run.getDomAttribute("data-run") : null;
+		});
+		String run = "#runs .run[data-run='" + runId + "']";
+		assertThat(this.browser.findElements(By.cssSelector(run + " .badge[data-outcome='executed']"))).hasSize(1);
 
 		// The model's twin in the same turn, and its repeat that rephrased the description.
-		WebElement otherDetails = wait.until(ExpectedConditions.visibilityOfElementLocated(
-				By.cssSelector("#runs .run:first-child .badge[data-outcome='replayed_different_details']")));
-		assertThat(otherDetails.getText()).isEqualTo("replayed, other details not applied");
+		wait.until(ExpectedConditions.textToBe(
+				By.cssSelector(run + " .badge[data-outcome='replayed_different_details']"),
+				"replayed, other details not applied"));
 		List<LedgerView.Row> rows = this.ledger.ofRun(runId);
 		assertThat(rows).hasSize(1);
 		assertThat(rows.get(0).replayCount()).isEqualTo(2);
@@ -106,8 +118,8 @@ class PageInBrowserTest extends SampleAppTest {
 		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("ticket-count"),
 				String.valueOf(ticketsBefore + 1)));
 		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#ledger tbody"), runId));
-		assertThat(this.browser.findElement(By.cssSelector("#chat .msg.assistant")).getText())
-			.contains("already done earlier in this request");
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#chat .msg.assistant"),
+				"already done earlier in this request"));
 
 		File screenshot = ((TakesScreenshot) this.browser).getScreenshotAs(OutputType.FILE);
 		Path saved = Path.of("target", "screenshots", "page.png");

@@ -66,7 +66,7 @@ public class Agent {
 		String answer = this.chat.prompt()
 			.user(message.trim())
 			.tools(tools().toArray())
-			.toolCallbacks(this.idempotencyOff.get() ? this.sends.sendQuoteWithoutIdempotency() : this.sends.sendQuote())
+			.tools(this.idempotencyOff.get() ? this.sends.sendQuoteWithoutIdempotency() : this.sends.sendQuote())
 			.toolContext(Map.of("userId", USER))
 			.advisors((advisors) -> advisors.param(RunTranscript.KEY, transcript))
 			.call()

@@ -82,11 +82,6 @@ public class ScriptedChatModel implements ChatModel {
 		return ToolCallingChatOptions.builder().build();
 	}
 
-	@Override
-	public ChatOptions getDefaultOptions() {
-		return ToolCallingChatOptions.builder().build();
-	}
-
 	private List<List<AssistantMessage.ToolCall>> plan(String request) {
 		List<List<AssistantMessage.ToolCall>> turns = new ArrayList<>();
 		Matcher quote = QUOTE.matcher(request);
