@@ -126,10 +126,13 @@ public final class IdempotentMcpTools {
 	}
 
 	/**
-	 * Makes an MCP tool of an asynchronous server, written by hand, idempotent: the call is claimed when the
-	 * handler's result is subscribed, and its outcome recorded when the handler's {@code Mono} completes, on
-	 * a {@code boundedElastic} thread that waits for it; a call whose client gives up, or whose {@code Mono} is
-	 * cancelled, still runs to its outcome, which is recorded.
+	 * Makes an MCP tool of an asynchronous server, written by hand, idempotent: the call is claimed on a
+	 * {@code boundedElastic} thread when the handler's result is subscribed (the ledger writes through JDBC), the
+	 * handler's {@code Mono} is subscribed there, and no thread waits for it: its outcome is recorded, on a
+	 * {@code boundedElastic} thread, when it completes. A call whose client gives up, or whose {@code Mono} is
+	 * cancelled, still runs to its outcome, which is recorded. The handler of a transactional tool runs in the
+	 * claim's transaction: it makes its writes on the thread that subscribes to it
+	 * ({@code Mono.fromCallable(...)} without {@code subscribeOn}), which waits for them.
 	 * @see #idempotent(McpServerFeatures.SyncToolSpecification, IdempotentFunction, IdempotentCalls)
 	 */
 	public static McpServerFeatures.AsyncToolSpecification idempotent(McpServerFeatures.AsyncToolSpecification tool,
