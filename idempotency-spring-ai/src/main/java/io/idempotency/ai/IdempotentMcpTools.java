@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import io.idempotency.Answer;
@@ -181,7 +182,9 @@ public final class IdempotentMcpTools {
 	 * The tool specification of a stateful asynchronous server, decorated; one already decorated is kept. The
 	 * run and the call are carried to the thread that runs the handler's work in the Reactor context, where
 	 * Reactor's automatic context propagation (on with the starter) binds them: there the advice claims the
-	 * call, and the answer is told when the handler's {@code Mono} completes.
+	 * call, and the answer is told when the handler's {@code Mono} completes. The handler's {@code Mono} is
+	 * subscribed on a subscription of its own, which a cancel of the call does not reach: the tool is not
+	 * interrupted, and runs to its outcome, which a repeat reads.
 	 */
 	public McpServerFeatures.AsyncToolSpecification decorate(McpServerFeatures.AsyncToolSpecification tool) {
 		if (tool.callHandler() instanceof Decorated) {
@@ -238,47 +241,43 @@ public final class IdempotentMcpTools {
 		if (runId != null && !(runId instanceof String text && isRunId(text))) {
 			return Mono.just(invalidRun());
 		}
-		return Mono.defer(() -> {
+		return Mono.deferContextual((downstream) -> {
 			Run run = (runId != null) ? new Run((String) runId, this.caller.get()) : null;
 			McpAsyncCalls.Call call = new McpAsyncCalls.Call();
+			Context carried = Context.of(downstream).put(McpAsyncCalls.CONTEXT_KEY, call);
+			Context context = (run != null) ? carried.put(RunContext.CONTEXT_KEY, run) : carried;
 			// Subscribed with the run and the call bound on the subscribing thread, as well as in the Reactor
 			// context: propagation carries them to the thread that runs the handler's work either way.
-			Mono<CallToolResult> subscribed = Mono.fromDirect((subscriber) -> McpAsyncCalls.bound(call, () -> {
-				Runnable subscribe = () -> subscribe(handler, subscriber);
+			CompletableFuture<CallToolResult> outcome = McpAsyncCalls.bound(call, () -> {
 				if (run == null) {
-					subscribe.run();
-					return;
+					return subscribe(handler, context);
 				}
 				McpAsyncCalls.follow(run, call);
 				try {
-					RunContext.run(run, subscribe);
+					CompletableFuture<CallToolResult> subscribed = RunContext.supply(run, () -> subscribe(handler, context));
+					subscribed.whenComplete((result, failure) -> McpAsyncCalls.unfollow(run));
+					return subscribed;
 				}
 				catch (RuntimeException | Error ex) {
 					McpAsyncCalls.unfollow(run);
 					throw ex;
 				}
-			}));
-			return subscribed.doFinally((signal) -> {
-				if (run != null) {
-					McpAsyncCalls.unfollow(run);
-				}
-			})
+			});
+			// A cancel of the call does not reach the handler's work, which runs to its outcome: interrupted, a
+			// tool that took effect would be recorded failed.
+			return Mono.fromFuture(outcome, true)
 				.map((result) -> answered(request.name(), call.last(), result))
 				.onErrorResume((failure) -> {
 					// The library's answer only where it is this tool's own: not a refusal of a call it made.
 					boolean own = call.last().filter((told) -> told.toolCallName().equals(request.name())).isPresent();
 					Optional<String> answer = own ? AnswerText.ofFailure(failure) : Optional.empty();
 					return answer.map((text) -> Mono.just(errorResult(text))).orElseGet(() -> Mono.error(failure));
-				})
-				.contextWrite((context) -> {
-					Context carried = context.put(McpAsyncCalls.CONTEXT_KEY, call);
-					return (run != null) ? carried.put(RunContext.CONTEXT_KEY, run) : carried;
 				});
 		});
 	}
 
-	private static void subscribe(Supplier<Mono<CallToolResult>> handler,
-			org.reactivestreams.Subscriber<? super CallToolResult> subscriber) {
+	/** Subscribes to the handler's result, in the context given, on a subscription of its own. */
+	private static CompletableFuture<CallToolResult> subscribe(Supplier<Mono<CallToolResult>> handler, Context context) {
 		Mono<CallToolResult> called;
 		try {
 			called = handler.get();
@@ -286,7 +285,7 @@ public final class IdempotentMcpTools {
 		catch (RuntimeException ex) {
 			called = Mono.error(ex);
 		}
-		called.subscribe(subscriber);
+		return called.contextWrite(context).toFuture();
 	}
 
 	private CallToolResult invalidRun() {

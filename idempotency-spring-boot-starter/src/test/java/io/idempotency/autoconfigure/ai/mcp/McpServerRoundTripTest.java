@@ -346,6 +346,7 @@ class McpServerRoundTripTest {
 			this.jdbc = jdbc;
 			jdbc.execute("CREATE TABLE IF NOT EXISTS tickets (id BIGINT AUTO_INCREMENT PRIMARY KEY, subject VARCHAR(100))");
 			jdbc.execute("CREATE TABLE IF NOT EXISTS visits (id BIGINT AUTO_INCREMENT PRIMARY KEY, site VARCHAR(100))");
+			jdbc.execute("CREATE TABLE IF NOT EXISTS shipments (id BIGINT AUTO_INCREMENT PRIMARY KEY, order_id VARCHAR(100))");
 		}
 
 		@Tool(name = "open_ticket", description = "Open a support ticket")
@@ -371,6 +372,22 @@ class McpServerRoundTripTest {
 		}
 
 		Reconciliation<String> findVisit(IdempotencyKey key) {
+			return Reconciliation.notFound();
+		}
+
+		/** Released by a test: until then, the carrier has not confirmed a shipment. */
+		static volatile java.util.concurrent.CountDownLatch carrierConfirms = new java.util.concurrent.CountDownLatch(0);
+
+		/** Ships (the effect), then waits for the carrier's confirmation. */
+		@Tool(name = "ship_order", description = "Ship an order")
+		@IdempotentTool(reconcile = "findShipment")
+		public String shipOrder(String order) throws InterruptedException {
+			this.jdbc.update("INSERT INTO shipments (order_id) VALUES (?)", order);
+			carrierConfirms.await();
+			return "shipped " + order;
+		}
+
+		Reconciliation<String> findShipment(IdempotencyKey key) {
 			return Reconciliation.notFound();
 		}
 
