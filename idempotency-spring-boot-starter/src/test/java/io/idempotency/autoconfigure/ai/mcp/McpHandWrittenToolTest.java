@@ -243,6 +243,39 @@ class McpHandWrittenToolTest {
 		}
 	}
 
+	/**
+	 * A call without a {@code _meta} run, in an HTTP request whose {@code Idempotency-Key} header names one
+	 * ({@code idempotency.http.run-header}): it runs in that run, and the request retried with the same header
+	 * is replayed.
+	 */
+	@Test
+	void aCallWithoutAMetaRunRunsInTheRunOfItsRequestsIdempotencyKeyHeader() {
+		String runId = "header-refund-run-" + System.nanoTime();
+		McpSyncClient first = McpServerRoundTripTest.clientWithHeader(this.port, "Idempotency-Key", runId);
+		McpSyncClient retried = McpServerRoundTripTest.clientWithHeader(this.port, "Idempotency-Key", runId);
+		McpSyncClient next = McpServerRoundTripTest.clientWithHeader(this.port, "Idempotency-Key", runId + "-next");
+		try {
+			CallToolResult refunded = first.callTool(refund("H-7", 12, null));
+			CallToolResult again = retried.callTool(refund("H-7", 12, null));
+
+			assertThat(refunded.isError()).as(text(refunded)).isFalse();
+			assertThat(text(refunded)).isEqualTo("refunded 12 on H-7");
+			assertThat(again.isError()).as(text(again)).isFalse();
+			assertThat(JSON.readTree(text(again)).get("kind").asString()).isEqualTo("replayed");
+			assertThat(again.meta()).containsEntry("io.idempotency/replayed", true);
+			assertThat(refunds("H-7")).isEqualTo(1);
+
+			CallToolResult nextRun = next.callTool(refund("H-7", 12, null));
+			assertThat(nextRun.isError()).as(text(nextRun)).isFalse();
+			assertThat(refunds("H-7")).as("another request is another action").isEqualTo(2);
+		}
+		finally {
+			first.closeGracefully();
+			retried.closeGracefully();
+			next.closeGracefully();
+		}
+	}
+
 	private static CallToolRequest close(String order, Map<String, Object> meta) {
 		return new CallToolRequest("close_order", Map.of("order", order), meta);
 	}
