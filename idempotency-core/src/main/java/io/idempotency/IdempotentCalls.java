@@ -1,6 +1,8 @@
 package io.idempotency;
 
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /**
@@ -45,6 +47,29 @@ public interface IdempotentCalls {
 	 */
 	<T> T call(IdempotentFunction<T> function, String argumentsJson, Map<String, ?> toolContext,
 			Supplier<? extends T> body);
+
+	/**
+	 * Calls the function with a body that completes later (an asynchronous tool's, whose work runs on other
+	 * threads), and holds no thread while it runs. The run is found, the key derived and claimed, and a repeat
+	 * answered from the ledger, on this thread, which must be one where blocking I/O is allowed (the ledger
+	 * writes through JDBC). The first call of a key runs the body here: it starts the work and returns its stage.
+	 * Once that completes, the outcome is recorded on {@code recording} (an executor whose threads may block),
+	 * and the returned stage completes after that, with the body's result or failure. Cancelling the returned
+	 * stage stops neither the work nor the recording of its outcome; a body whose own stage is cancelled is
+	 * recorded unknown, for the reconciler, since its work may have taken effect. The body of a transactional
+	 * function runs in the claim's transaction, whose thread (this one) waits for its stage: its writes must be
+	 * made on this thread.
+	 * @param function a registered function
+	 * @param arguments name to value: the key is derived from them
+	 * @param body the function's work, started at most once per key
+	 * @param recording where the outcome is recorded once the body's stage completes
+	 * @return the body's result once its outcome is recorded, or the stored result of the call that ran it; it
+	 * completes exceptionally with what {@link #call(IdempotentFunction, Map, Supplier)} would throw (the body's
+	 * failure, a repeat refused, arguments that cannot be keyed)
+	 * @throws IllegalStateException if the function is not registered
+	 */
+	<T> CompletionStage<T> callAsync(IdempotentFunction<T> function, Map<String, ?> arguments,
+			Supplier<? extends CompletionStage<? extends T>> body, Executor recording);
 
 	/**
 	 * Registers a function, so that its calls are accepted and the reconciler resolves those whose outcome

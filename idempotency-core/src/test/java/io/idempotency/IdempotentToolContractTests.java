@@ -12,11 +12,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -121,6 +126,8 @@ abstract class IdempotentToolContractTests {
 			LedgerSchema.create(dataSource, LEDGER_TABLE);
 			this.jdbc = new JdbcTemplate(dataSource);
 			this.jdbc.execute("DROP TABLE IF EXISTS quotes");
+			this.jdbc.execute("DROP TABLE IF EXISTS sent_invoices");
+			this.jdbc.execute("CREATE TABLE sent_invoices (invoice VARCHAR(100) NOT NULL)");
 			this.jdbc.execute("DROP TABLE IF EXISTS " + LEDGER_TABLE + "_away");
 			this.jdbc.execute("CREATE TABLE quotes (id " + facts().identityColumn() + ", account_name VARCHAR(200) NOT NULL,"
 					+ " sku VARCHAR(50) NOT NULL, quantity INT NOT NULL, reference VARCHAR(40) NOT NULL)");
@@ -133,6 +140,7 @@ abstract class IdempotentToolContractTests {
 			this.ledger = this.context.getBean(JdbcLedger.class);
 		}
 		this.jdbc.update("DELETE FROM quotes");
+		this.jdbc.update("DELETE FROM sent_invoices");
 		this.jdbc.update("DELETE FROM " + LEDGER_TABLE);
 	}
 
@@ -1132,6 +1140,158 @@ abstract class IdempotentToolContractTests {
 		assertThat(this.tools.quotes()).isEqualTo(1);
 		var key = IdempotencyKeys.derive("quote_with_context", "{\"accountName\":\"Henderson\"}", "ctx-run");
 		assertThat(this.ledger.find(key).orElseThrow().userId()).isNull();
+	}
+
+	/** A function whose body completes later: a payment provider's answer, sent on its own thread. */
+	private final IdempotentFunction<String> sendInvoice = IdempotentFunction.builder("send_invoice", String.class)
+		.reconcile((key, arguments) -> Reconciliation.notFound())
+		.build();
+
+	private CompletionStage<String> sendInvoice(Run run, String invoice, Supplier<CompletionStage<String>> body,
+			Executor recording) {
+		IdempotentCalls calls = this.context.getBean(IdempotentCalls.class);
+		calls.register(this.sendInvoice);
+		return RunContext.supply(run, () -> calls.callAsync(this.sendInvoice, Map.of("invoice", invoice), body, recording));
+	}
+
+	private String send(String invoice) {
+		this.jdbc.update("INSERT INTO sent_invoices (invoice) VALUES (?)", invoice);
+		return "sent " + invoice;
+	}
+
+	private int sent(String invoice) {
+		return this.jdbc.queryForObject("SELECT COUNT(*) FROM sent_invoices WHERE invoice = ?", Integer.class, invoice);
+	}
+
+	/** The status of the one call of send_invoice in the run. */
+	private String statusIn(Run run) {
+		return this.jdbc.queryForObject("SELECT status FROM " + LEDGER_TABLE + " WHERE tool = 'send_invoice' AND run_id = ?",
+				String.class, run.runId());
+	}
+
+	/**
+	 * Two threads claim, run the bodies and record the outcomes of twenty calls (ten invoices, each twice):
+	 * no call holds a thread while its body runs, so that all complete, and each invoice is sent once.
+	 */
+	@Test
+	void asynchronousCallsOnAPoolThatAlsoRunsTheirBodiesAllCompleteAndEachInvoiceIsSentOnce() throws Exception {
+		ExecutorService pool = Executors.newFixedThreadPool(2);
+		try {
+			for (int round = 0; round < 5; round++) {
+				Run run = new Run("async-pool-" + round, "rep-1");
+				int invoices = 10;
+				List<CompletableFuture<String>> answers = new ArrayList<>();
+				for (int i = 0; i < 2 * invoices; i++) {
+					String invoice = "INV-" + round + "-" + (i % invoices);
+					CompletableFuture<String> answer = new CompletableFuture<>();
+					pool.execute(() -> sendInvoice(run, invoice,
+							() -> CompletableFuture.supplyAsync(() -> send(invoice), pool), pool)
+						.whenComplete((result, failure) -> {
+							if (failure != null) {
+								answer.completeExceptionally(failure);
+							}
+							else {
+								answer.complete(result);
+							}
+						}));
+					answers.add(answer);
+				}
+				for (int i = 0; i < answers.size(); i++) {
+					String invoice = "INV-" + round + "-" + (i % invoices);
+					try {
+						assertThat(answers.get(i).get(30, TimeUnit.SECONDS)).isEqualTo("sent " + invoice);
+					}
+					catch (ExecutionException ex) {
+						assertThat(ex.getCause()).as("round %d", round).isInstanceOf(ToolCallInProgressException.class);
+					}
+				}
+				for (int i = 0; i < invoices; i++) {
+					assertThat(sent("INV-" + round + "-" + i)).as("round %d, invoice %d", round, i).isEqualTo(1);
+				}
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	@Test
+	void anAsynchronousCallWhoseCallerCancelsRunsToItsOutcomeWhichARepeatReadsWithoutRunning() {
+		Run run = new Run("async-cancel", "rep-1");
+		CompletableFuture<String> provider = new CompletableFuture<>();
+		CompletionStage<String> call = sendInvoice(run, "INV-C", () -> provider, Runnable::run);
+		assertThat(statusIn(run)).isEqualTo("attempting");
+
+		call.toCompletableFuture().cancel(true);
+		provider.complete(send("INV-C"));
+
+		assertThat(statusIn(run)).isEqualTo("succeeded");
+		String repeat = sendInvoice(run, "INV-C", () -> {
+			throw new AssertionError("a repeat must not run");
+		}, Runnable::run).toCompletableFuture().join();
+		assertThat(repeat).isEqualTo("sent INV-C");
+		assertThat(sent("INV-C")).isEqualTo(1);
+	}
+
+	/**
+	 * A twin of a running asynchronous call that waits for its outcome holds no thread meanwhile: the call
+	 * returns at once, the executor's one thread stays free, and the twin is answered from the result.
+	 */
+	@Test
+	void aTwinOfARunningAsynchronousCallWaitsForItsOutcomeHoldingNoThread() throws Exception {
+		IdempotentFunction<String> remind = IdempotentFunction.builder("send_reminder", String.class)
+			.reconcile((key, arguments) -> Reconciliation.notFound())
+			.waitForRunning(Duration.ofSeconds(20))
+			.build();
+		IdempotentCalls calls = this.context.getBean(IdempotentCalls.class);
+		calls.register(remind);
+		Run run = new Run("async-twin", "rep-1");
+		ExecutorService one = Executors.newSingleThreadExecutor();
+		try {
+			CompletableFuture<String> provider = new CompletableFuture<>();
+			RunContext.supply(run, () -> calls.callAsync(remind, Map.of("invoice", "INV-W"), () -> provider, one));
+			CompletionStage<String> twin = RunContext.supply(run, () -> calls.callAsync(remind, Map.of("invoice", "INV-W"),
+					() -> {
+						throw new AssertionError("a twin must not run");
+					}, one));
+
+			assertThat(twin.toCompletableFuture()).isNotDone();
+			assertThat(one.submit(() -> "free").get(30, TimeUnit.SECONDS)).isEqualTo("free");
+			provider.complete(send("INV-W"));
+
+			assertThat(twin.toCompletableFuture().get(30, TimeUnit.SECONDS)).isEqualTo("sent INV-W");
+			assertThat(sent("INV-W")).isEqualTo(1);
+		}
+		finally {
+			one.shutdownNow();
+		}
+	}
+
+	@Test
+	void aBodyWhoseStageIsCancelledMayHaveTakenEffectAndIsRecordedUnknown() {
+		Run run = new Run("async-cancelled-body", "rep-1");
+		CompletableFuture<String> provider = new CompletableFuture<>();
+		CompletionStage<String> call = sendInvoice(run, "INV-U", () -> provider, Runnable::run);
+
+		provider.cancel(true);
+
+		assertThat(call.toCompletableFuture()).isCompletedExceptionally();
+		assertThat(statusIn(run)).isEqualTo("unknown");
+	}
+
+	@Test
+	void anAsynchronousBodysFailureIsRecordedAndARepeatIsToldThePreviousAttemptFailedWithoutRunning() {
+		Run run = new Run("async-failure", "rep-1");
+		CompletionStage<String> call = sendInvoice(run, "INV-F",
+				() -> CompletableFuture.failedFuture(new IllegalArgumentException("invoice INV-F is void")), Runnable::run);
+
+		assertThatThrownBy(() -> call.toCompletableFuture().join()).hasRootCauseInstanceOf(IllegalArgumentException.class);
+		assertThat(statusIn(run)).isEqualTo("failed");
+		CompletionStage<String> repeat = sendInvoice(run, "INV-F", () -> {
+			throw new AssertionError("a repeat must not run");
+		}, Runnable::run);
+		assertThatThrownBy(() -> repeat.toCompletableFuture().join())
+			.hasCauseInstanceOf(PreviousAttemptFailedException.class);
 	}
 
 	private int unsettled() {

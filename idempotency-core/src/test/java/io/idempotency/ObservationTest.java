@@ -1,6 +1,9 @@
 package io.idempotency;
 
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import javax.sql.DataSource;
@@ -17,6 +20,7 @@ import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
@@ -115,6 +119,36 @@ class ObservationTest {
 			return new org.springframework.jdbc.support.JdbcTransactionManager(dataSource);
 		}
 
+	}
+
+	@BeforeEach
+	void forget() {
+		stopped.clear();
+		heard.clear();
+	}
+
+	@Test
+	void anAsynchronousCallIsObservedUntilItsOutcomeIsRecorded() {
+		IdempotentFunction<String> sendInvoice = IdempotentFunction.builder("send_invoice", String.class)
+			.reconcile((key, arguments) -> Reconciliation.notFound())
+			.build();
+		try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Config.class)) {
+			IdempotentCalls calls = context.getBean(IdempotentCalls.class);
+			calls.register(sendInvoice);
+			CompletableFuture<String> provider = new CompletableFuture<>();
+			CompletionStage<String> sent = RunContext.supply(new Run("observed-async-run", "rep-1"),
+					() -> calls.callAsync(sendInvoice, Map.of("invoice", "INV-1"), () -> provider, Runnable::run));
+
+			assertThat(stopped).as("still running").isEmpty();
+			provider.complete("sent INV-1");
+
+			assertThat(sent.toCompletableFuture().join()).isEqualTo("sent INV-1");
+			assertThat(stopped).singleElement().satisfies((observed) -> {
+				assertThat(observed.getLowCardinalityKeyValue("tool")).isEqualTo(KeyValue.of("tool", "send_invoice"));
+				assertThat(observed.getLowCardinalityKeyValue("outcome")).isEqualTo(KeyValue.of("outcome", "executed"));
+			});
+			assertThat(heard).extracting(IdempotentCall::answer).containsExactly(io.idempotency.Answer.EXECUTED);
+		}
 	}
 
 	@Test

@@ -4,6 +4,8 @@ import java.lang.reflect.UndeclaredThrowableException;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 import io.idempotency.IdempotentCalls;
@@ -48,6 +50,20 @@ final class FunctionCalls implements IdempotentCalls {
 	}
 
 	@Override
+	@SuppressWarnings("unchecked")
+	public <T> CompletionStage<T> callAsync(IdempotentFunction<T> function, Map<String, ?> arguments,
+			Supplier<? extends CompletionStage<? extends T>> body, Executor recording) {
+		Objects.requireNonNull(function, "function");
+		Objects.requireNonNull(body, "body");
+		Objects.requireNonNull(recording, "recording");
+		ToolDescriptor tool = this.registry.function(function);
+		CompletionStage<Object> outcome = this.interceptor.get()
+			.callAsync(tool, toolCall(body, null, (runId, max) -> IdempotencyKeys.canonicalise(function.name(), arguments,
+					runId, max, function.keyArguments())), recording);
+		return (CompletionStage<T>) outcome;
+	}
+
+	@Override
 	public void register(IdempotentFunction<?> function) {
 		Objects.requireNonNull(function, "function");
 		this.registry.register(function, "registered with IdempotentCalls.register");
@@ -66,24 +82,7 @@ final class FunctionCalls implements IdempotentCalls {
 		Objects.requireNonNull(body, "body");
 		ToolDescriptor tool = this.registry.function(function);
 		try {
-			return (T) this.interceptor.get().call(tool, new ToolCall() {
-
-				@Override
-				public Optional<Run> run(RunResolver runs) {
-					return (toolContext != null) ? runs.resolve(toolContext) : runs.resolve(new Object[0]);
-				}
-
-				@Override
-				public CanonicalCall canonicalise(String runId, long maxArgumentsBytes) {
-					return keying.canonicalise(runId, maxArgumentsBytes);
-				}
-
-				@Override
-				public Object proceed() {
-					return body.get();
-				}
-
-			});
+			return (T) this.interceptor.get().call(tool, toolCall(body, toolContext, keying));
 		}
 		catch (RuntimeException | Error ex) {
 			throw ex;
@@ -92,6 +91,27 @@ final class FunctionCalls implements IdempotentCalls {
 			// A Supplier throws no checked exception; nothing on the way does either.
 			throw new UndeclaredThrowableException(ex);
 		}
+	}
+
+	private static ToolCall toolCall(Supplier<?> body, Map<String, ?> toolContext, Keying keying) {
+		return new ToolCall() {
+
+			@Override
+			public Optional<Run> run(RunResolver runs) {
+				return (toolContext != null) ? runs.resolve(toolContext) : runs.resolve(new Object[0]);
+			}
+
+			@Override
+			public CanonicalCall canonicalise(String runId, long maxArgumentsBytes) {
+				return keying.canonicalise(runId, maxArgumentsBytes);
+			}
+
+			@Override
+			public Object proceed() {
+				return body.get();
+			}
+
+		};
 	}
 
 }

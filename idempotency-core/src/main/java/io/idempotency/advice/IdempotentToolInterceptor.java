@@ -11,7 +11,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 
 import io.idempotency.key.CanonicalCall;
 import io.idempotency.key.IdempotencyKeys;
@@ -131,27 +135,64 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 	/** One call of a tool, however it is made: the advice's flow, observed where observations are on. */
 	@SuppressWarnings("try")
 	Object call(ToolDescriptor tool, ToolCall call) throws Throwable {
-		ObservationRegistry observations = this.reports.observations();
-		if (observations.isNoop()) {
-			return claimed(tool, call);
-		}
-		Observation observation = Observation.createNotStarted(CallReports.OBSERVATION, observations)
-			.contextualName("idempotent " + tool.name())
-			.lowCardinalityKeyValue("tool", tool.name())
-			.start();
-		try (Observation.Scope scope = observation.openScope()) {
-			return claimed(tool, call);
+		Observation observation = observation(tool);
+		try (Observation.Scope scope = (observation != null) ? observation.openScope() : null) {
+			return claimed(tool, call, null);
 		}
 		catch (Throwable failure) {
-			observation.error(failure);
+			if (observation != null) {
+				observation.error(failure);
+			}
 			throw failure;
 		}
 		finally {
-			observation.stop();
+			if (observation != null) {
+				observation.stop();
+			}
 		}
 	}
 
-	private Object claimed(ToolDescriptor tool, ToolCall invocation) throws Throwable {
+	/**
+	 * One call whose body completes later (an asynchronous tool's): its run found, its key derived and claimed
+	 * on this thread, and a repeat answered from its row, as {@link #call} does; the body is started here, and
+	 * nothing waits for its stage: its outcome is recorded with {@code recording} once it completes. A
+	 * transactional call's body runs in the claim's transaction, on this thread, which waits for its stage.
+	 * @return the call's stage: the body's result once its outcome is recorded, the stored result of a repeat,
+	 * or the failure {@link #call} would throw
+	 */
+	@SuppressWarnings("try")
+	CompletionStage<Object> callAsync(ToolDescriptor tool, ToolCall call, Executor recording) {
+		Observation observation = observation(tool);
+		AsyncCall async = new AsyncCall(recording, observation);
+		Object answer;
+		try (Observation.Scope scope = (observation != null) ? observation.openScope() : null) {
+			answer = claimed(tool, call, async);
+		}
+		catch (Throwable failure) {
+			async.stop(failure);
+			return CompletableFuture.failedFuture(failure);
+		}
+		if (answer instanceof AsyncCall.Started started) {
+			return async.settle(started);
+		}
+		async.stop(null);
+		return CompletableFuture.completedFuture(answer);
+	}
+
+	/** The call's observation, started; {@code null} where observations are off. */
+	private Observation observation(ToolDescriptor tool) {
+		ObservationRegistry observations = this.reports.observations();
+		if (observations.isNoop()) {
+			return null;
+		}
+		return Observation.createNotStarted(CallReports.OBSERVATION, observations)
+			.contextualName("idempotent " + tool.name())
+			.lowCardinalityKeyValue("tool", tool.name())
+			.start();
+	}
+
+	/** The flow of a call; {@code async} is {@code null} for a call whose body returns its result. */
+	private Object claimed(ToolDescriptor tool, ToolCall invocation, AsyncCall async) throws Throwable {
 		Optional<Run> run = invocation.run(this.runs);
 		if (run.isEmpty()) {
 			if (this.missingRunPolicy == MissingRunPolicy.REFUSE) {
@@ -164,7 +205,8 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			}
 			this.reports.tell(tool, null, Answer.EXECUTED_WITHOUT_RUN);
 			logger.warn("Tool '" + tool.name() + "' called outside a run: executing it without deduplication");
-			return invocation.proceed();
+			Object result = invocation.proceed();
+			return (async != null) ? new AsyncCall.Started(AsyncCall.stageOf(result, tool), null) : result;
 		}
 		CanonicalCall call;
 		try {
@@ -178,14 +220,57 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 				call.arguments(), tool.sensitive());
 		if (tool.transactional()) {
 			return this.transactional.call(tool, request,
-					(joined) -> claimAndCall(joined, tool, request, run.get(), invocation));
+					(joined) -> claimAndCall(joined, tool, request, run.get(), invocation, async));
 		}
-		return Repeats.given(claimAndCall(this.ledger, tool, request, run.get(), invocation));
+		return Repeats.given(claimAndCall(this.ledger, tool, request, run.get(), invocation, async));
 	}
 
 	/** The call's result, or the answer of a call that lost its claim: a value, or a {@link Repeats.Refusal}. */
 	private Object claimAndCall(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Run run,
-			ToolCall invocation) throws Throwable {
+			ToolCall invocation, AsyncCall async) throws Throwable {
+		Claim claim = claim(ledger, tool, request);
+		if (claim instanceof Claim.InProgress running && !tool.waitForRunning().isZero()) {
+			if (async != null) {
+				// A repeat of an asynchronous call waits for the running call's outcome holding no thread.
+				return new AsyncCall.Started(
+						RunningCallWait.awaitOutcome(ledger, running, tool.waitForRunning(), async.executor()),
+						(settled, failure) -> Repeats.given(this.repeats.answer(tool, (Claim) settled, request, ledger)));
+			}
+			claim = RunningCallWait.awaitOutcome(ledger, running, tool.waitForRunning());
+		}
+		if (!(claim instanceof Claim.Won)) {
+			return this.repeats.answer(tool, claim, request, ledger);
+		}
+		Object result;
+		IdempotentInvocation outer = IdempotentInvocation.enter(new IdempotentInvocation(tool.name(), request.key(), run));
+		try {
+			result = invocation.proceed();
+			if (async != null) {
+				CompletionStage<?> body = AsyncCall.stageOf(result, tool);
+				if (!tool.transactional()) {
+					return new AsyncCall.Started(body, (value, failure) -> {
+						recordOutcome(ledger, tool, request, value, failure);
+						if (failure != null) {
+							throw failure;
+						}
+						return value;
+					});
+				}
+				// Its writes belong in the claim's transaction, which is this thread's: it waits for them here.
+				result = AsyncCall.join(body);
+			}
+		}
+		catch (Throwable failure) {
+			throw failed(ledger, tool, request, failure, this.failures.classify(failure, tool));
+		}
+		finally {
+			IdempotentInvocation.exit(outer);
+		}
+		succeeded(ledger, tool, request, result);
+		return result;
+	}
+
+	private Claim claim(CallLedger ledger, ToolDescriptor tool, ClaimRequest request) {
 		Claim claim;
 		try {
 			claim = ledger.claim(request);
@@ -202,42 +287,46 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		catch (DataAccessException | TransactionException ex) {
 			throw this.reports.ledgerUnavailable(tool, request, ex);
 		}
-		if (claim instanceof Claim.InProgress running && !tool.waitForRunning().isZero()) {
-			claim = RunningCallWait.awaitOutcome(ledger, running, tool.waitForRunning());
+		return claim;
+	}
+
+	/** Records the outcome of an asynchronous call's body, once its stage completed. */
+	private void recordOutcome(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Object result,
+			Throwable failure) {
+		if (failure == null) {
+			succeeded(ledger, tool, request, result);
+			return;
 		}
-		if (!(claim instanceof Claim.Won)) {
-			return this.repeats.answer(tool, claim, request, ledger);
-		}
-		Object result;
-		IdempotentInvocation outer = IdempotentInvocation.enter(new IdempotentInvocation(tool.name(), request.key(), run));
-		try {
-			result = invocation.proceed();
-		}
-		catch (Throwable failure) {
-			if (tool.transactional() && DatabaseErrors.isSerializationFailure(failure)) {
-				// Nothing of the call is committed, and TransactionalCalls runs its transaction again.
-				throw failure;
-			}
-			LedgerStatus outcome = this.failures.classify(failure, tool);
-			if (!tool.transactional()) {
-				this.outcomes.recordFailure(ledger, tool, request, failure, outcome);
-				if (outcome == LedgerStatus.UNKNOWN) {
-					// Only the exception's class: its message may quote an argument, a secret among them.
-					logger.warn("Tool '" + tool.name() + "' ended with " + failure.getClass().getName() + ", after"
-							+ " which its effect may have happened: its outcome is unknown (key " + request.key()
-							+ "), and the reconciler will settle it");
-				}
-			}
-			this.reports.tell(tool, request,
-					(outcome == LedgerStatus.UNKNOWN && !tool.transactional()) ? Answer.UNKNOWN : Answer.FAILED);
-			throw failure;
-		}
-		finally {
-			IdempotentInvocation.exit(outer);
-		}
+		// A stage that was cancelled says nothing of the work behind it, which may have taken effect.
+		LedgerStatus outcome = (failure instanceof CancellationException) ? LedgerStatus.UNKNOWN
+				: this.failures.classify(failure, tool);
+		failed(ledger, tool, request, failure, outcome);
+	}
+
+	private void succeeded(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Object result) {
 		this.outcomes.recordSuccess(ledger, tool, request, result);
 		this.reports.tell(tool, request, Answer.EXECUTED);
-		return result;
+	}
+
+	/** Records the failure of a call that won its claim, and tells it; the failure, to throw. */
+	private Throwable failed(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Throwable failure,
+			LedgerStatus outcome) {
+		if (tool.transactional() && DatabaseErrors.isSerializationFailure(failure)) {
+			// Nothing of the call is committed, and TransactionalCalls runs its transaction again.
+			return failure;
+		}
+		if (!tool.transactional()) {
+			this.outcomes.recordFailure(ledger, tool, request, failure, outcome);
+			if (outcome == LedgerStatus.UNKNOWN) {
+				// Only the exception's class: its message may quote an argument, a secret among them.
+				logger.warn("Tool '" + tool.name() + "' ended with " + failure.getClass().getName() + ", after"
+						+ " which its effect may have happened: its outcome is unknown (key " + request.key()
+						+ "), and the reconciler will settle it");
+			}
+		}
+		this.reports.tell(tool, request,
+				(outcome == LedgerStatus.UNKNOWN && !tool.transactional()) ? Answer.UNKNOWN : Answer.FAILED);
+		return failure;
 	}
 
 }

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import io.idempotency.Answer;
@@ -18,6 +19,7 @@ import io.idempotency.IdempotentCallScope;
 import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
+import io.idempotency.run.RunSource;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -31,9 +33,10 @@ import reactor.util.context.Context;
  * stateless, as Spring AI's MCP server builds them from tool callbacks and {@code @McpTool} methods):
  * <ul>
  * <li>a {@code tools/call} request names its run in a {@code _meta} entry ({@value #DEFAULT_RUN_ID_META_KEY}
- * unless configured), bound for the call; without one, the run comes from the application's other sources,
- * and a call with none follows the missing-run policy. MCP request ids are never keys: a client makes a new
- * one for every re-send;</li>
+ * unless configured), bound for the call; without one, the run comes from the application's other sources
+ * (the request's {@code Idempotency-Key} header, with the Spring Boot starter), asked where the request is
+ * received, and a call with none follows the missing-run policy. MCP request ids are never keys: a client
+ * makes a new one for every re-send;</li>
  * <li>a replay answers with the stored result and the notice in its text content, and
  * {@code "io.idempotency/replayed": true} with the notice in the result's {@code _meta}; structured content
  * stays the stored result, so that it still validates against the tool's output schema;</li>
@@ -63,6 +66,8 @@ public final class IdempotentMcpTools {
 
 	private final Supplier<String> caller;
 
+	private final RunSource requestRun;
+
 	/**
 	 * A decorator whose {@code _meta} runs have no user: rows of such runs answer every client that presents
 	 * the run id, so use it only where the server's clients trust each other, or their run ids are secret.
@@ -83,12 +88,30 @@ public final class IdempotentMcpTools {
 	 * call with the same run id is refused rather than answered from this user's row
 	 */
 	public IdempotentMcpTools(String runIdMetaKey, Set<String> idempotentToolNames, Supplier<String> caller) {
+		this(runIdMetaKey, idempotentToolNames, caller, Optional::empty);
+	}
+
+	/**
+	 * @param runIdMetaKey the {@code _meta} entry that names a call's run
+	 * @param idempotentToolNames the names the idempotent tools are exposed under, which advertise
+	 * {@code idempotentHint}; every call is decorated whatever its name, so that a run is bound for it
+	 * @param caller the authenticated user of the request being served, asked on the thread that runs the
+	 * call, or {@code null} when there is none: the user of a {@code _meta} run, so that another client's
+	 * call with the same run id is refused rather than answered from this user's row
+	 * @param requestRun the run of the request being served, for a call that names none in {@code _meta} (with
+	 * the Spring Boot starter, the request's {@code Idempotency-Key} header, or another of the application's run
+	 * sources): on an asynchronous server it is asked where the call is received, on the request's thread, and
+	 * bound for the call as a {@code _meta} run is, since the tool runs on another thread
+	 */
+	public IdempotentMcpTools(String runIdMetaKey, Set<String> idempotentToolNames, Supplier<String> caller,
+			RunSource requestRun) {
 		if (runIdMetaKey == null || runIdMetaKey.isBlank()) {
 			throw new IllegalArgumentException("The _meta entry that names an MCP call's run must not be blank");
 		}
 		this.runIdMetaKey = runIdMetaKey;
 		this.idempotentToolNames = Set.copyOf(Objects.requireNonNull(idempotentToolNames, "idempotentToolNames"));
 		this.caller = Objects.requireNonNull(caller, "caller");
+		this.requestRun = Objects.requireNonNull(requestRun, "requestRun");
 		McpAsyncCalls.register();
 	}
 
@@ -126,10 +149,13 @@ public final class IdempotentMcpTools {
 	}
 
 	/**
-	 * Makes an MCP tool of an asynchronous server, written by hand, idempotent: the call is claimed when the
-	 * handler's result is subscribed, and its outcome recorded when the handler's {@code Mono} completes, on
-	 * a {@code boundedElastic} thread that waits for it; a call whose client gives up, or whose {@code Mono} is
-	 * cancelled, still runs to its outcome, which is recorded.
+	 * Makes an MCP tool of an asynchronous server, written by hand, idempotent: the call is claimed on a
+	 * {@code boundedElastic} thread when the handler's result is subscribed (the ledger writes through JDBC), the
+	 * handler's {@code Mono} is subscribed there, and no thread waits for it: its outcome is recorded, on a
+	 * {@code boundedElastic} thread, when it completes. A call whose client gives up, or whose {@code Mono} is
+	 * cancelled, still runs to its outcome, which is recorded. The handler of a transactional tool runs in the
+	 * claim's transaction: it makes its writes on the thread that subscribes to it
+	 * ({@code Mono.fromCallable(...)} without {@code subscribeOn}), which waits for them.
 	 * @see #idempotent(McpServerFeatures.SyncToolSpecification, IdempotentFunction, IdempotentCalls)
 	 */
 	public static McpServerFeatures.AsyncToolSpecification idempotent(McpServerFeatures.AsyncToolSpecification tool,
@@ -178,7 +204,10 @@ public final class IdempotentMcpTools {
 	 * The tool specification of a stateful asynchronous server, decorated; one already decorated is kept. The
 	 * run and the call are carried to the thread that runs the handler's work in the Reactor context, where
 	 * Reactor's automatic context propagation (on with the starter) binds them: there the advice claims the
-	 * call, and the answer is told when the handler's {@code Mono} completes.
+	 * call, and the answer is told when the handler's {@code Mono} completes. The handler's {@code Mono} is
+	 * subscribed on a subscription of its own, which a cancel of the call does not reach: the tool is not
+	 * interrupted, and runs to its outcome, which a repeat reads. A call without a {@code _meta} run runs in
+	 * the run of its request, asked when the handler is called, on the thread that received the request.
 	 */
 	public McpServerFeatures.AsyncToolSpecification decorate(McpServerFeatures.AsyncToolSpecification tool) {
 		if (tool.callHandler() instanceof Decorated) {
@@ -235,47 +264,48 @@ public final class IdempotentMcpTools {
 		if (runId != null && !(runId instanceof String text && isRunId(text))) {
 			return Mono.just(invalidRun());
 		}
-		return Mono.defer(() -> {
-			Run run = (runId != null) ? new Run((String) runId, this.caller.get()) : null;
+		// Without a _meta run, the run of the request, asked here, on the thread that received it: the tool runs
+		// on another, where the request is not to be found.
+		Run received = (runId == null) ? RunContext.current().or(this.requestRun::currentRun).orElse(null) : null;
+		return Mono.deferContextual((downstream) -> {
+			// A run of its own for each subscription: the call is followed by it.
+			Run run = (runId != null) ? new Run((String) runId, this.caller.get())
+					: (received != null) ? new Run(received.runId(), received.userId()) : null;
 			McpAsyncCalls.Call call = new McpAsyncCalls.Call();
+			Context carried = Context.of(downstream).put(McpAsyncCalls.CONTEXT_KEY, call);
+			Context context = (run != null) ? carried.put(RunContext.CONTEXT_KEY, run) : carried;
 			// Subscribed with the run and the call bound on the subscribing thread, as well as in the Reactor
 			// context: propagation carries them to the thread that runs the handler's work either way.
-			Mono<CallToolResult> subscribed = Mono.fromDirect((subscriber) -> McpAsyncCalls.bound(call, () -> {
-				Runnable subscribe = () -> subscribe(handler, subscriber);
+			CompletableFuture<CallToolResult> outcome = McpAsyncCalls.bound(call, () -> {
 				if (run == null) {
-					subscribe.run();
-					return;
+					return subscribe(handler, context);
 				}
 				McpAsyncCalls.follow(run, call);
 				try {
-					RunContext.run(run, subscribe);
+					CompletableFuture<CallToolResult> subscribed = RunContext.supply(run, () -> subscribe(handler, context));
+					subscribed.whenComplete((result, failure) -> McpAsyncCalls.unfollow(run));
+					return subscribed;
 				}
 				catch (RuntimeException | Error ex) {
 					McpAsyncCalls.unfollow(run);
 					throw ex;
 				}
-			}));
-			return subscribed.doFinally((signal) -> {
-				if (run != null) {
-					McpAsyncCalls.unfollow(run);
-				}
-			})
+			});
+			// A cancel of the call does not reach the handler's work, which runs to its outcome: interrupted, a
+			// tool that took effect would be recorded failed.
+			return Mono.fromFuture(outcome, true)
 				.map((result) -> answered(request.name(), call.last(), result))
 				.onErrorResume((failure) -> {
 					// The library's answer only where it is this tool's own: not a refusal of a call it made.
 					Optional<String> answer = AnswerText.ofFailure(failure,
 							call.last().filter((told) -> told.isCallOf(request.name())).orElse(null));
 					return answer.map((text) -> Mono.just(errorResult(text))).orElseGet(() -> Mono.error(failure));
-				})
-				.contextWrite((context) -> {
-					Context carried = context.put(McpAsyncCalls.CONTEXT_KEY, call);
-					return (run != null) ? carried.put(RunContext.CONTEXT_KEY, run) : carried;
 				});
 		});
 	}
 
-	private static void subscribe(Supplier<Mono<CallToolResult>> handler,
-			org.reactivestreams.Subscriber<? super CallToolResult> subscriber) {
+	/** Subscribes to the handler's result, in the context given, on a subscription of its own. */
+	private static CompletableFuture<CallToolResult> subscribe(Supplier<Mono<CallToolResult>> handler, Context context) {
 		Mono<CallToolResult> called;
 		try {
 			called = handler.get();
@@ -283,7 +313,7 @@ public final class IdempotentMcpTools {
 		catch (RuntimeException ex) {
 			called = Mono.error(ex);
 		}
-		called.subscribe(subscriber);
+		return called.contextWrite(context).toFuture();
 	}
 
 	private CallToolResult invalidRun() {

@@ -5,10 +5,13 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 import io.idempotency.AnsweredCall;
-import io.idempotency.IdempotentCallScope;
 import io.idempotency.IdempotentCalls;
 import io.idempotency.IdempotentFunction;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -47,58 +50,128 @@ final class McpFunctionCalls {
 	}
 
 	CallToolResult call(CallToolRequest request, Supplier<CallToolResult> handler) {
-		Map<String, Object> arguments = (request.arguments() != null) ? request.arguments() : Map.of();
-		try (IdempotentCallScope scope = IdempotentCallScope.open()) {
-			try {
-				return this.calls.call(this.function, arguments, () -> {
-					CallToolResult result = handler.get();
-					if (result != null && Boolean.TRUE.equals(result.isError())) {
-						throw new ErrorResult(result);
-					}
-					return result;
-				});
+		AtomicBoolean ran = new AtomicBoolean();
+		try {
+			return this.calls.call(this.function, arguments(request), () -> {
+				ran.set(true);
+				return failedIfError(handler.get());
+			});
+		}
+		catch (RuntimeException ex) {
+			CallToolResult answer = resultOf(ex, ran.get());
+			if (answer != null) {
+				return answer;
 			}
-			catch (ErrorResult ex) {
-				return ex.result;
-			}
-			catch (RuntimeException ex) {
-				// The library's answer to this call, as an error result (IdempotentMcpTools tells its kind); not
-				// that of a call the handler made inside, which failed this call as the tool's own failure.
-				boolean own = scope.last()
-					.filter((told) -> told.isCallOf(this.function.name()) && told.notExecuted())
-					.isPresent();
-				if (own && ex instanceof AnsweredCall) {
-					return CallToolResult.builder()
-						.content(List.of(McpSchema.TextContent.builder(ex.getMessage()).build()))
-						.isError(true)
-						.build();
-				}
-				throw ex;
-			}
+			throw ex;
 		}
 	}
 
 	/**
-	 * Calls an asynchronous handler: the claim is made when the returned {@code Mono} is subscribed, on a
-	 * {@code boundedElastic} thread that then waits for the handler's {@code Mono}, and the outcome is
-	 * recorded when it completes. The call does not stop when the returned {@code Mono} is cancelled (a
-	 * client that disconnects, a timeout): its outcome is still recorded, so that a repeat never runs it
-	 * again while it may have taken effect.
+	 * Calls an asynchronous handler, and holds no thread while it runs: the call is claimed on a
+	 * {@code boundedElastic} thread (the ledger writes through JDBC), where the handler's {@code Mono} is then
+	 * subscribed, and that thread is let go; the outcome is recorded on a {@code boundedElastic} thread when the
+	 * {@code Mono} completes. The call does not stop when the returned {@code Mono} is cancelled (a client that
+	 * disconnects, a timeout): its outcome is still recorded, so that a repeat never runs it again while it may
+	 * have taken effect.
 	 */
 	Mono<CallToolResult> callAsync(CallToolRequest request, Supplier<Mono<CallToolResult>> handler) {
 		return Mono.defer(() -> {
-			// What the MCP decorator bound where the call is subscribed, bound again where it runs.
+			// What the MCP decorator bound where the call is subscribed, bound again where it is claimed and recorded.
 			Optional<Run> run = RunContext.current();
 			Optional<McpAsyncCalls.Call> answered = McpAsyncCalls.current();
-			Supplier<CallToolResult> work = () -> call(request, () -> handler.get().block());
-			Supplier<CallToolResult> inRun = () -> run.isPresent() ? RunContext.supply(run.get(), work) : work.get();
-			Supplier<CallToolResult> bound = () -> answered.isPresent() ? McpAsyncCalls.bound(answered.get(), inRun)
-					: inRun.get();
+			Executor elastic = (task) -> Schedulers.boundedElastic().schedule(() -> bound(run, answered, task));
 			// A future the subscriber cannot cancel: the work runs to its outcome whatever the subscriber does.
-			CompletableFuture<CallToolResult> outcome = CompletableFuture.supplyAsync(bound,
-					(task) -> Schedulers.boundedElastic().schedule(task));
+			CompletableFuture<CallToolResult> outcome = new CompletableFuture<>();
+			AtomicBoolean ran = new AtomicBoolean();
+			elastic.execute(() -> claimed(request, handler, elastic, ran).whenComplete((result, failure) -> {
+				if (failure == null) {
+					outcome.complete(result);
+					return;
+				}
+				Throwable cause = unwrap(failure);
+				CallToolResult answer = resultOf(cause, ran.get());
+				if (answer != null) {
+					outcome.complete(answer);
+				}
+				else {
+					outcome.completeExceptionally(cause);
+				}
+			}));
 			return Mono.fromFuture(outcome, true);
 		});
+	}
+
+	/**
+	 * The call, claimed on this thread: the handler's {@code Mono} subscribed here, with what this thread binds
+	 * (the run, the call) carried to the threads that run its work, and its outcome recorded by {@code recording}.
+	 */
+	private CompletionStage<CallToolResult> claimed(CallToolRequest request, Supplier<Mono<CallToolResult>> handler,
+			Executor recording, AtomicBoolean ran) {
+		try {
+			return this.calls.callAsync(this.function, arguments(request), () -> {
+				ran.set(true);
+				return handler.get().contextCapture().toFuture().thenApply(McpFunctionCalls::failedIfError);
+			}, recording);
+		}
+		catch (RuntimeException | Error ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	private static void bound(Optional<Run> run, Optional<McpAsyncCalls.Call> answered, Runnable task) {
+		Runnable inRun = () -> {
+			if (run.isPresent()) {
+				RunContext.run(run.get(), task);
+			}
+			else {
+				task.run();
+			}
+		};
+		if (answered.isPresent()) {
+			McpAsyncCalls.bound(answered.get(), inRun);
+		}
+		else {
+			inRun.run();
+		}
+	}
+
+	private static Map<String, Object> arguments(CallToolRequest request) {
+		return (request.arguments() != null) ? request.arguments() : Map.of();
+	}
+
+	/** The result, or its error result thrown, so that it is recorded as the call's failure. */
+	private static CallToolResult failedIfError(CallToolResult result) {
+		if (result != null && Boolean.TRUE.equals(result.isError())) {
+			throw new ErrorResult(result);
+		}
+		return result;
+	}
+
+	/**
+	 * The result a failure of the call stands for: the tool's error result, or the library's answer to this call
+	 * as an error result ({@link IdempotentMcpTools} tells its kind); {@code null} for the tool's own exception.
+	 * Once the handler ran, a library's answer in its failure is that of a call the handler made inside, which
+	 * failed this call as the tool's own failure.
+	 */
+	private static CallToolResult resultOf(Throwable failure, boolean handlerRan) {
+		if (failure instanceof ErrorResult error) {
+			return error.result;
+		}
+		if (failure instanceof AnsweredCall && !handlerRan) {
+			return CallToolResult.builder()
+				.content(List.of(McpSchema.TextContent.builder(failure.getMessage()).build()))
+				.isError(true)
+				.build();
+		}
+		return null;
+	}
+
+	private static Throwable unwrap(Throwable failure) {
+		Throwable cause = failure;
+		while (cause instanceof CompletionException && cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		return cause;
 	}
 
 	/** A tool's error result, carried out of the call so that it is recorded as the call's failure. */

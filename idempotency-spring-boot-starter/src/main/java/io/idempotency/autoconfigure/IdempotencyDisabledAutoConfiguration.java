@@ -1,6 +1,9 @@
 package io.idempotency.autoconfigure;
 
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.idempotency.IdempotentCalls;
@@ -45,6 +48,12 @@ public class IdempotencyDisabledAutoConfiguration {
 		public <T> T call(IdempotentFunction<T> function, String argumentsJson, Map<String, ?> toolContext,
 				Supplier<? extends T> body) {
 			return body.get();
+		}
+
+		@Override
+		public <T> CompletionStage<T> callAsync(IdempotentFunction<T> function, Map<String, ?> arguments,
+				Supplier<? extends CompletionStage<? extends T>> body, Executor recording) {
+			return body.get().thenApply(Function.<T>identity());
 		}
 
 		@Override

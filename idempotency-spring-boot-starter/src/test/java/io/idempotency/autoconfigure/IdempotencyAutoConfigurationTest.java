@@ -423,8 +423,10 @@ class IdempotencyAutoConfigurationTest {
 			RunContext.run(new Run("r1", null), () -> {
 				calls.call(note, "{\"text\":\"a\"}", () -> "note " + ran.incrementAndGet());
 				calls.call(note, java.util.Map.of("text", "a"), () -> "note " + ran.incrementAndGet());
+				calls.callAsync(note, java.util.Map.of("text", "a"),
+						() -> java.util.concurrent.CompletableFuture.completedFuture("note " + ran.incrementAndGet()), Runnable::run);
 			});
-			assertThat(ran).hasValue(2);
+			assertThat(ran).hasValue(3);
 		});
 	}
 

@@ -2,18 +2,22 @@ package io.idempotency.autoconfigure.ai;
 
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 
 import io.idempotency.advice.IdempotentToolRegistry;
 import io.idempotency.ai.IdempotentMcpTools;
 import io.idempotency.autoconfigure.IdempotencyProperties;
+import io.idempotency.run.Run;
+import io.idempotency.run.RunSource;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -23,6 +27,7 @@ import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * MCP servers built by Spring AI (synchronous or asynchronous, stateful or stateless): every tool
@@ -30,7 +35,9 @@ import org.springframework.util.ClassUtils;
  * {@link IdempotentMcpTools}, so
  * that a {@code tools/call} names its run in {@code _meta}, a replay says so, and idempotent tools advertise
  * {@code idempotentHint}. In a servlet application, the request's authenticated user is the user of a
- * {@code _meta} run, so that a client never reads another user's row by presenting its run id.
+ * {@code _meta} run, so that a client never reads another user's row by presenting its run id. A call without a
+ * {@code _meta} run runs in the run of its request (its {@code Idempotency-Key} header, or another
+ * {@code RunSource}'s), found where the request is received, on an asynchronous server too.
  */
 @AutoConfiguration
 @ConditionalOnClass({ McpServerFeatures.class, IdempotentMcpTools.class })
@@ -53,6 +60,8 @@ public class IdempotencyMcpServerAutoConfiguration {
 		private Set<String> functionNames = Set.of();
 
 		private Supplier<String> caller;
+
+		private RunSource requestRun;
 
 		private IdempotentMcpTools tools;
 
@@ -113,6 +122,25 @@ public class IdempotencyMcpServerAutoConfiguration {
 		}
 
 		/**
+		 * The run of the request being served, from the application's run sources (the request's
+		 * {@code Idempotency-Key} header among them), looked up at the first call: asked on the request's thread,
+		 * for a call without a {@code _meta} run, so that an asynchronous server's tool runs in it too.
+		 */
+		private RunSource requestRun() {
+			ObjectProvider<RunSource> sources = this.beanFactory.getBeanProvider(RunSource.class);
+			SingletonSupplier<List<RunSource>> found = SingletonSupplier.of(() -> sources.orderedStream().toList());
+			return () -> {
+				for (RunSource source : found.obtain()) {
+					Optional<Run> run = source.currentRun();
+					if (run.isPresent()) {
+						return run;
+					}
+				}
+				return Optional.empty();
+			};
+		}
+
+		/**
 		 * The decorator of the tools in hand: the annotated tools' names are read once, at the first tool, when
 		 * every bean definition is known; the functions' names as registered so far, which includes those of
 		 * the tool callbacks the server's tools were made from.
@@ -121,6 +149,7 @@ public class IdempotencyMcpServerAutoConfiguration {
 			if (this.annotatedToolNames == null) {
 				this.annotatedToolNames = IdempotentToolRegistry.exposedToolNames(this.beanFactory);
 				this.caller = caller();
+				this.requestRun = requestRun();
 			}
 			IdempotentToolRegistry registry = this.beanFactory.getBeanProvider(IdempotentToolRegistry.class)
 				.getIfAvailable();
@@ -130,7 +159,7 @@ public class IdempotencyMcpServerAutoConfiguration {
 				names.addAll(functionNames);
 				this.functionNames = functionNames;
 				this.tools = new IdempotentMcpTools(IdempotencyProperties.bind(this.environment).getMcp().getRunIdMetaKey(),
-						names, this.caller);
+						names, this.caller, this.requestRun);
 			}
 			return this.tools;
 		}

@@ -1,12 +1,20 @@
 package io.idempotency.autoconfigure.ai.mcp;
 
+import java.time.Duration;
 import java.util.Map;
 
+import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.server.McpAsyncServer;
+import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -14,6 +22,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.ApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The same calls as {@link McpServerRoundTripTest}, to a server of type {@code ASYNC}: Spring AI runs each
@@ -40,7 +49,8 @@ class AsyncMcpServerRoundTripTest extends McpServerRoundTripTest {
 
 	@Test
 	void concurrentCallsOnTheSchedulersThreadsEachReadTheirOwnAnswer() throws Exception {
-		int subjects = 8;
+		// More calls than boundedElastic has threads, where Spring AI runs each tool callback.
+		int subjects = Schedulers.DEFAULT_BOUNDED_ELASTIC_SIZE / 2 + 4;
 		java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2 * subjects);
 		try {
 			for (int round = 0; round < 10; round++) {
@@ -56,7 +66,7 @@ class AsyncMcpServerRoundTripTest extends McpServerRoundTripTest {
 					}));
 				}
 				for (java.util.concurrent.Future<String> answer : answers) {
-					answer.get();
+					answer.get(90, java.util.concurrent.TimeUnit.SECONDS);
 				}
 				assertThat(tickets()).as("round %d: one ticket per subject", round).isEqualTo(before + subjects);
 				for (int i = 0; i < subjects; i++) {
@@ -78,6 +88,57 @@ class AsyncMcpServerRoundTripTest extends McpServerRoundTripTest {
 		finally {
 			pool.shutdownNow();
 		}
+	}
+
+	/**
+	 * The server's own tool, an {@code @IdempotentTool} {@code @Tool} method that Spring AI runs on
+	 * {@code boundedElastic}: a call cancelled after it took effect (a transport whose client went away, a
+	 * timeout) is not interrupted into a recorded failure, but runs to its outcome, which a repeat reads.
+	 */
+	@Test
+	void aCallCancelledAfterItTookEffectRunsToItsOutcomeAndARepeatReadsItsResult() {
+		String order = "S-" + System.nanoTime();
+		CallToolRequest request = new CallToolRequest("ship_order", Map.of("order", order),
+				Map.of("io.idempotency/runId", "ship-run-" + System.nanoTime()));
+		TicketTools.carrierConfirms = new java.util.concurrent.CountDownLatch(1);
+
+		reactor.core.Disposable call = served("ship_order").apply(request).subscribe();
+		await().atMost(Duration.ofSeconds(30)).until(() -> shipments(order) == 1);
+		call.dispose();
+		TicketTools.carrierConfirms.countDown();
+
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> this.jdbc.queryForObject("SELECT status FROM tool_audit WHERE tool = 'ship_order' AND arguments LIKE ?",
+					String.class, "%" + order + "%"), (status) -> !status.equals("attempting"));
+		assertThat(this.jdbc.queryForObject("SELECT status FROM tool_audit WHERE tool = 'ship_order' AND arguments LIKE ?",
+				String.class, "%" + order + "%"))
+			.isEqualTo("succeeded");
+		CallToolResult repeat = this.client.callTool(request);
+		assertThat(repeat.isError()).as(text(repeat)).isFalse();
+		JsonNode notice = JSON.readTree(text(repeat));
+		assertThat(notice.get("kind").asString()).isEqualTo("replayed");
+		assertThat(notice.get("result").asString()).isEqualTo("shipped " + order);
+		assertThat(shipments(order)).isEqualTo(1);
+	}
+
+	private int shipments(String order) {
+		return this.jdbc.queryForObject("SELECT COUNT(*) FROM shipments WHERE order_id = ?", Integer.class, order);
+	}
+
+	/** The handler of the server's tool of this name, as the server holds it: decorated. */
+	java.util.function.Function<CallToolRequest, Mono<CallToolResult>> served(String name) {
+		for (Object bean : this.context.getBeansOfType(java.util.List.class).values()) {
+			for (Object element : (java.util.List<?>) bean) {
+				if (element instanceof McpServerFeatures.AsyncToolSpecification tool && tool.tool().name().equals(name)) {
+					return (request) -> tool.callHandler().apply(null, request);
+				}
+				if (element instanceof McpStatelessServerFeatures.AsyncToolSpecification tool
+						&& tool.tool().name().equals(name)) {
+					return (request) -> tool.callHandler().apply(McpTransportContext.EMPTY, request);
+				}
+			}
+		}
+		throw new IllegalStateException("No asynchronous tool named " + name);
 	}
 
 	@Test

@@ -1,7 +1,13 @@
 package io.idempotency.autoconfigure.ai.mcp;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import io.idempotency.IdempotentCalls;
 import io.idempotency.IdempotentFunction;
@@ -17,6 +23,8 @@ import io.modelcontextprotocol.client.McpSyncClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -180,6 +188,94 @@ class McpHandWrittenToolTest {
 				+ " AND arguments LIKE '%LOCKED-1%'", Integer.class, "close-run-1")).isZero();
 	}
 
+	/**
+	 * Twice as many calls as {@code boundedElastic} has threads, each invoice called twice, at once: on an
+	 * asynchronous server, the tool's handler does its blocking work on {@code boundedElastic}, as Reactor
+	 * asks, so a call that held one of its threads while it waited for its handler would leave the handlers
+	 * none. All complete, and each invoice is paid once.
+	 */
+	@Test
+	void moreConcurrentCallsThanTheSchedulerHasThreadsAllCompleteAndEachInvoiceIsPaidOnce() throws Exception {
+		int invoices = Schedulers.DEFAULT_BOUNDED_ELASTIC_SIZE + 4;
+		int calls = 2 * invoices;
+		List<McpSyncClient> clients = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			clients.add(McpServerRoundTripTest.client(this.port));
+		}
+		ExecutorService callers = Executors.newFixedThreadPool(calls);
+		try {
+			for (int round = 0; round < 5; round++) {
+				Map<String, Object> run = Map.of("io.idempotency/runId", "pay-run-" + round + "-" + System.nanoTime());
+				String prefix = "INV-" + System.nanoTime() + "-";
+				CyclicBarrier start = new CyclicBarrier(calls);
+				List<Future<CallToolResult>> answers = new ArrayList<>();
+				for (int i = 0; i < calls; i++) {
+					McpSyncClient client = clients.get(i % clients.size());
+					CallToolRequest request = new CallToolRequest("pay_invoice", Map.of("invoice", prefix + (i % invoices)), run);
+					answers.add(callers.submit(() -> {
+						start.await();
+						return client.callTool(request);
+					}));
+				}
+				for (int i = 0; i < calls; i++) {
+					CallToolResult answer = answers.get(i).get(90, TimeUnit.SECONDS);
+					String text = text(answer);
+					if (text.startsWith("paid ")) {
+						assertThat(answer.isError()).isFalse();
+						assertThat(text).isEqualTo("paid " + prefix + (i % invoices));
+					}
+					else {
+						assertThat(JSON.readTree(text).get("kind").asString()).as("round %d: %s", round, text)
+							.isIn("replayed", "in_progress");
+					}
+				}
+				for (int i = 0; i < invoices; i++) {
+					assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM payments WHERE invoice = ?", Integer.class,
+							prefix + i))
+						.as("round %d: invoice %d paid once", round, i)
+						.isEqualTo(1);
+				}
+			}
+		}
+		finally {
+			callers.shutdownNow();
+			clients.forEach(McpSyncClient::closeGracefully);
+		}
+	}
+
+	/**
+	 * A call without a {@code _meta} run, in an HTTP request whose {@code Idempotency-Key} header names one
+	 * ({@code idempotency.http.run-header}): it runs in that run, and the request retried with the same header
+	 * is replayed.
+	 */
+	@Test
+	void aCallWithoutAMetaRunRunsInTheRunOfItsRequestsIdempotencyKeyHeader() {
+		String runId = "header-refund-run-" + System.nanoTime();
+		McpSyncClient first = McpServerRoundTripTest.clientWithHeader(this.port, "Idempotency-Key", runId);
+		McpSyncClient retried = McpServerRoundTripTest.clientWithHeader(this.port, "Idempotency-Key", runId);
+		McpSyncClient next = McpServerRoundTripTest.clientWithHeader(this.port, "Idempotency-Key", runId + "-next");
+		try {
+			CallToolResult refunded = first.callTool(refund("H-7", 12, null));
+			CallToolResult again = retried.callTool(refund("H-7", 12, null));
+
+			assertThat(refunded.isError()).as(text(refunded)).isFalse();
+			assertThat(text(refunded)).isEqualTo("refunded 12 on H-7");
+			assertThat(again.isError()).as(text(again)).isFalse();
+			assertThat(JSON.readTree(text(again)).get("kind").asString()).isEqualTo("replayed");
+			assertThat(again.meta()).containsEntry("io.idempotency/replayed", true);
+			assertThat(refunds("H-7")).isEqualTo(1);
+
+			CallToolResult nextRun = next.callTool(refund("H-7", 12, null));
+			assertThat(nextRun.isError()).as(text(nextRun)).isFalse();
+			assertThat(refunds("H-7")).as("another request is another action").isEqualTo(2);
+		}
+		finally {
+			first.closeGracefully();
+			retried.closeGracefully();
+			next.closeGracefully();
+		}
+	}
+
 	private static CallToolRequest close(String order, Map<String, Object> meta) {
 		return new CallToolRequest("close_order", Map.of("order", order), meta);
 	}
@@ -216,6 +312,37 @@ class McpHandWrittenToolTest {
 			return IdempotentFunction.builder("refund", CallToolResult.class)
 				.reconcile((key, arguments) -> Reconciliation.notFound())
 				.build();
+		}
+
+		@Bean
+		IdempotentFunction<CallToolResult> payInvoice(JdbcTemplate jdbc) {
+			jdbc.execute("CREATE TABLE IF NOT EXISTS payments (id BIGINT AUTO_INCREMENT PRIMARY KEY, invoice VARCHAR(100))");
+			return IdempotentFunction.builder("pay_invoice", CallToolResult.class)
+				.reconcile((key, arguments) -> Reconciliation.notFound())
+				.build();
+		}
+
+		private static McpSchema.Tool payInvoiceTool() {
+			return McpSchema.Tool.builder()
+				.name("pay_invoice")
+				.description("Pay an invoice")
+				.inputSchema(Map.of("type", "object", "properties", Map.of("invoice", Map.of("type", "string"))))
+				.build();
+		}
+
+		/** Blocking work: a write through JDBC. */
+		private static CallToolResult payInvoice(JdbcTemplate jdbc, CallToolRequest request) {
+			String invoice = (String) request.arguments().get("invoice");
+			jdbc.update("INSERT INTO payments (invoice) VALUES (?)", invoice);
+			return CallToolResult.builder().content(List.of(McpSchema.TextContent.builder("paid " + invoice).build())).build();
+		}
+
+		/**
+		 * On an asynchronous server, blocking work is done as Reactor asks: on {@code boundedElastic} (but for a
+		 * transactional tool, whose writes belong in its claim's transaction, on the thread that subscribes).
+		 */
+		private static Mono<CallToolResult> onBoundedElastic(java.util.concurrent.Callable<CallToolResult> work) {
+			return Mono.fromCallable(work).subscribeOn(Schedulers.boundedElastic());
 		}
 
 		static final java.util.concurrent.atomic.AtomicInteger notes = new java.util.concurrent.atomic.AtomicInteger();
@@ -259,7 +386,8 @@ class McpHandWrittenToolTest {
 		/** For a synchronous server: Spring AI's MCP server takes the tools of List beans. */
 		@Bean
 		List<McpServerFeatures.SyncToolSpecification> refundTools(JdbcTemplate jdbc, IdempotentFunction<CallToolResult> refund,
-				IdempotentFunction<CallToolResult> closeOrderFunction, IdempotentCalls calls) {
+				IdempotentFunction<CallToolResult> closeOrderFunction, IdempotentFunction<CallToolResult> payInvoice,
+				IdempotentCalls calls) {
 			McpServerFeatures.SyncToolSpecification handWritten = McpServerFeatures.SyncToolSpecification.builder()
 				.tool(tool())
 				.callHandler((exchange, request) -> refund(jdbc, request))
@@ -268,15 +396,20 @@ class McpHandWrittenToolTest {
 				.tool(closeOrderTool())
 				.callHandler((exchange, request) -> closeOrder(jdbc, request))
 				.build();
+			McpServerFeatures.SyncToolSpecification pay = McpServerFeatures.SyncToolSpecification.builder()
+				.tool(payInvoiceTool())
+				.callHandler((exchange, request) -> payInvoice(jdbc, request))
+				.build();
 			return List.of(IdempotentMcpTools.idempotent(handWritten, refund, calls),
-					IdempotentMcpTools.idempotent(closeOrder, closeOrderFunction, calls));
+					IdempotentMcpTools.idempotent(closeOrder, closeOrderFunction, calls),
+					IdempotentMcpTools.idempotent(pay, payInvoice, calls));
 		}
 
 		/** For a stateless synchronous server. */
 		@Bean
 		List<McpStatelessServerFeatures.SyncToolSpecification> statelessRefundTools(JdbcTemplate jdbc,
 				IdempotentFunction<CallToolResult> refund, IdempotentFunction<CallToolResult> closeOrderFunction,
-				IdempotentCalls calls) {
+				IdempotentFunction<CallToolResult> payInvoice, IdempotentCalls calls) {
 			McpStatelessServerFeatures.SyncToolSpecification handWritten = McpStatelessServerFeatures.SyncToolSpecification
 				.builder()
 				.tool(tool())
@@ -287,27 +420,37 @@ class McpHandWrittenToolTest {
 				.tool(closeOrderTool())
 				.callHandler((context, request) -> closeOrder(jdbc, request))
 				.build();
+			McpStatelessServerFeatures.SyncToolSpecification pay = McpStatelessServerFeatures.SyncToolSpecification.builder()
+				.tool(payInvoiceTool())
+				.callHandler((context, request) -> payInvoice(jdbc, request))
+				.build();
 			return List.of(IdempotentMcpTools.idempotent(handWritten, refund, calls),
-					IdempotentMcpTools.idempotent(closeOrder, closeOrderFunction, calls));
+					IdempotentMcpTools.idempotent(closeOrder, closeOrderFunction, calls),
+					IdempotentMcpTools.idempotent(pay, payInvoice, calls));
 		}
 
 		/** For a stateless asynchronous server. */
 		@Bean
 		List<McpStatelessServerFeatures.AsyncToolSpecification> statelessAsyncRefundTools(JdbcTemplate jdbc,
 				IdempotentFunction<CallToolResult> refund, IdempotentFunction<CallToolResult> closeOrderFunction,
-				IdempotentCalls calls) {
+				IdempotentFunction<CallToolResult> payInvoice, IdempotentCalls calls) {
 			McpStatelessServerFeatures.AsyncToolSpecification handWritten = McpStatelessServerFeatures.AsyncToolSpecification
 				.builder()
 				.tool(tool())
-				.callHandler((context, request) -> reactor.core.publisher.Mono.fromCallable(() -> refund(jdbc, request)))
+				.callHandler((context, request) -> onBoundedElastic(() -> refund(jdbc, request)))
 				.build();
 			McpStatelessServerFeatures.AsyncToolSpecification closeOrder = McpStatelessServerFeatures.AsyncToolSpecification
 				.builder()
 				.tool(closeOrderTool())
 				.callHandler((context, request) -> reactor.core.publisher.Mono.fromCallable(() -> closeOrder(jdbc, request)))
 				.build();
+			McpStatelessServerFeatures.AsyncToolSpecification pay = McpStatelessServerFeatures.AsyncToolSpecification.builder()
+				.tool(payInvoiceTool())
+				.callHandler((context, request) -> onBoundedElastic(() -> payInvoice(jdbc, request)))
+				.build();
 			return List.of(IdempotentMcpTools.idempotent(handWritten, refund, calls),
-					IdempotentMcpTools.idempotent(closeOrder, closeOrderFunction, calls));
+					IdempotentMcpTools.idempotent(closeOrder, closeOrderFunction, calls),
+					IdempotentMcpTools.idempotent(pay, payInvoice, calls));
 		}
 
 		/** A transactional tool: its writes commit with its claim, and an error result rolls both back. */
@@ -341,10 +484,10 @@ class McpHandWrittenToolTest {
 		@Bean
 		List<McpServerFeatures.AsyncToolSpecification> asyncRefundTools(JdbcTemplate jdbc,
 				IdempotentFunction<CallToolResult> refund, IdempotentFunction<CallToolResult> closeOrderFunction,
-				IdempotentCalls calls) {
+				IdempotentFunction<CallToolResult> payInvoice, IdempotentCalls calls) {
 			McpServerFeatures.AsyncToolSpecification handWritten = McpServerFeatures.AsyncToolSpecification.builder()
 				.tool(tool())
-				.callHandler((exchange, request) -> reactor.core.publisher.Mono.fromCallable(() -> refund(jdbc, request)))
+				.callHandler((exchange, request) -> onBoundedElastic(() -> refund(jdbc, request)))
 				.build();
 			IdempotentFunction<CallToolResult> holdRefund = IdempotentFunction.builder("hold_refund", CallToolResult.class)
 				.reconcile((key, arguments) -> Reconciliation.notFound())
@@ -355,7 +498,7 @@ class McpHandWrittenToolTest {
 					.description("Refund an order once the payment provider answers")
 					.inputSchema(Map.of("type", "object", "properties", Map.of("order", Map.of("type", "string"))))
 					.build())
-				.callHandler((exchange, request) -> reactor.core.publisher.Mono.fromCallable(() -> {
+				.callHandler((exchange, request) -> onBoundedElastic(() -> {
 					providerAnswers.await();
 					return refund(jdbc, new CallToolRequest("refund", Map.of("order", request.arguments().get("order"), "amount", 1), null));
 				}))
@@ -364,9 +507,14 @@ class McpHandWrittenToolTest {
 				.tool(closeOrderTool())
 				.callHandler((exchange, request) -> reactor.core.publisher.Mono.fromCallable(() -> closeOrder(jdbc, request)))
 				.build();
+			McpServerFeatures.AsyncToolSpecification pay = McpServerFeatures.AsyncToolSpecification.builder()
+				.tool(payInvoiceTool())
+				.callHandler((exchange, request) -> onBoundedElastic(() -> payInvoice(jdbc, request)))
+				.build();
 			return List.of(IdempotentMcpTools.idempotent(handWritten, refund, calls),
 					IdempotentMcpTools.idempotent(held, holdRefund, calls),
-					IdempotentMcpTools.idempotent(closeOrder, closeOrderFunction, calls));
+					IdempotentMcpTools.idempotent(closeOrder, closeOrderFunction, calls),
+					IdempotentMcpTools.idempotent(pay, payInvoice, calls));
 		}
 
 		private static McpSchema.Tool tool() {

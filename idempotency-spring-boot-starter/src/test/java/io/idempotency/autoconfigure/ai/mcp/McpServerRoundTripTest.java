@@ -202,14 +202,53 @@ class McpServerRoundTripTest {
 	}
 
 	private McpSyncClient clientOf(String user) {
+		return clientWithHeader(this.port, Server.USER_HEADER, user);
+	}
+
+	/** An initialised client whose every HTTP request carries the header. */
+	static McpSyncClient clientWithHeader(int port, String header, String value) {
 		McpSyncClient client = McpClient
-			.sync(HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + this.port)
-				.requestBuilder(java.net.http.HttpRequest.newBuilder().header(Server.USER_HEADER, user))
+			.sync(HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
+				.requestBuilder(java.net.http.HttpRequest.newBuilder().header(header, value))
 				.build())
 			.requestTimeout(Duration.ofSeconds(30))
 			.build();
 		client.initialize();
 		return client;
+	}
+
+	/**
+	 * A call without a {@code _meta} run, in an HTTP request whose {@code Idempotency-Key} header names one
+	 * ({@code idempotency.http.run-header}): it runs in that run, and the request retried with the same header
+	 * is replayed; another header is another run.
+	 */
+	@Test
+	void aCallWithoutAMetaRunRunsInTheRunOfItsRequestsIdempotencyKeyHeader() {
+		String runId = "header-run-" + System.nanoTime();
+		McpSyncClient first = clientWithHeader(this.port, "Idempotency-Key", runId);
+		McpSyncClient retried = clientWithHeader(this.port, "Idempotency-Key", runId);
+		McpSyncClient next = clientWithHeader(this.port, "Idempotency-Key", runId + "-next");
+		try {
+			int before = tickets();
+			CallToolResult opened = first.callTool(openTicket("gasket wear", null));
+			CallToolResult again = retried.callTool(openTicket("gasket wear", null));
+
+			assertThat(opened.isError()).as(text(opened)).isFalse();
+			assertThat(JSON.readTree(text(opened)).asString()).startsWith("TCK-");
+			assertThat(again.isError()).as(text(again)).isFalse();
+			assertThat(JSON.readTree(text(again)).get("kind").asString()).isEqualTo("replayed");
+			assertThat(again.meta()).containsEntry("io.idempotency/replayed", true);
+			assertThat(tickets()).isEqualTo(before + 1);
+
+			CallToolResult nextRun = next.callTool(openTicket("gasket wear", null));
+			assertThat(nextRun.isError()).as(text(nextRun)).isFalse();
+			assertThat(tickets()).as("another request is another action").isEqualTo(before + 2);
+		}
+		finally {
+			first.closeGracefully();
+			retried.closeGracefully();
+			next.closeGracefully();
+		}
 	}
 
 	@Test
@@ -346,6 +385,7 @@ class McpServerRoundTripTest {
 			this.jdbc = jdbc;
 			jdbc.execute("CREATE TABLE IF NOT EXISTS tickets (id BIGINT AUTO_INCREMENT PRIMARY KEY, subject VARCHAR(100))");
 			jdbc.execute("CREATE TABLE IF NOT EXISTS visits (id BIGINT AUTO_INCREMENT PRIMARY KEY, site VARCHAR(100))");
+			jdbc.execute("CREATE TABLE IF NOT EXISTS shipments (id BIGINT AUTO_INCREMENT PRIMARY KEY, order_id VARCHAR(100))");
 		}
 
 		@Tool(name = "open_ticket", description = "Open a support ticket")
@@ -371,6 +411,22 @@ class McpServerRoundTripTest {
 		}
 
 		Reconciliation<String> findVisit(IdempotencyKey key) {
+			return Reconciliation.notFound();
+		}
+
+		/** Released by a test: until then, the carrier has not confirmed a shipment. */
+		static volatile java.util.concurrent.CountDownLatch carrierConfirms = new java.util.concurrent.CountDownLatch(0);
+
+		/** Ships (the effect), then waits for the carrier's confirmation. */
+		@Tool(name = "ship_order", description = "Ship an order")
+		@IdempotentTool(reconcile = "findShipment")
+		public String shipOrder(String order) throws InterruptedException {
+			this.jdbc.update("INSERT INTO shipments (order_id) VALUES (?)", order);
+			carrierConfirms.await();
+			return "shipped " + order;
+		}
+
+		Reconciliation<String> findShipment(IdempotencyKey key) {
 			return Reconciliation.notFound();
 		}
 
