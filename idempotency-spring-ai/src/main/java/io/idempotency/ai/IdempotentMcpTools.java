@@ -297,8 +297,11 @@ public final class IdempotentMcpTools {
 				.map((result) -> answered(request.name(), call.last(), result))
 				.onErrorResume((failure) -> {
 					// The library's answer only where it is this tool's own: not a refusal of a call it made.
-					Optional<String> answer = AnswerText.ofFailure(failure,
-							call.last().filter((told) -> told.isCallOf(request.name())).orElse(null));
+					Optional<IdempotentCall> own = call.last().filter((told) -> told.isCallOf(request.name()));
+					Optional<String> answer = AnswerText.ofFailure(failure, own.orElse(null));
+					if (answer.isPresent() && own.get().answer() == Answer.REFUSED_WITHOUT_RUN) {
+						answer = Optional.of(withoutRun());
+					}
 					return answer.map((text) -> Mono.just(errorResult(text))).orElseGet(() -> Mono.error(failure));
 				});
 		});
@@ -352,7 +355,7 @@ public final class IdempotentMcpTools {
 	}
 
 	/** The result, telling how the called tool's own call was answered, if it reached the advice. */
-	private static CallToolResult answered(String toolName, Optional<IdempotentCall> last, CallToolResult result) {
+	private CallToolResult answered(String toolName, Optional<IdempotentCall> last, CallToolResult result) {
 		// Only the called tool's own answer: a tool that is not idempotent may make idempotent calls of its own.
 		Optional<IdempotentCall> call = last.filter((told) -> told.isCallOf(toolName));
 		if (result == null || call.isEmpty()) {
@@ -409,12 +412,24 @@ public final class IdempotentMcpTools {
 		return new CallToolResult(content, result.isError(), result.structuredContent(), replayedMeta(result, call));
 	}
 
+	/**
+	 * What an MCP client reads of a call refused for want of a run: the client can mend it, by sending the run
+	 * in {@code _meta}, where a model in an application's own loop cannot.
+	 */
+	private String withoutRun() {
+		return AnswerText.answer(Answer.REFUSED_WITHOUT_RUN, "Not done: this tool is carried out only within a run,"
+				+ " and this call named none, so nothing was done. Send the run in this request's _meta entry '"
+				+ this.runIdMetaKey + "' (a string naming the user request this call belongs to, the same for every"
+				+ " retry of it), then call again.");
+	}
+
 	/** The library's answer as the error the server made of its exception, with the kind the model reads. */
-	private static CallToolResult refusal(CallToolResult result, Answer answer) {
+	private CallToolResult refusal(CallToolResult result, Answer answer) {
 		List<McpSchema.Content> content = new ArrayList<>(result.content());
 		int text = indexOfText(content);
 		String message = (text >= 0) ? ((McpSchema.TextContent) content.get(text)).text() : null;
-		McpSchema.TextContent said = McpSchema.TextContent.builder(AnswerText.answer(answer, message)).build();
+		String told = (answer == Answer.REFUSED_WITHOUT_RUN) ? withoutRun() : AnswerText.answer(answer, message);
+		McpSchema.TextContent said = McpSchema.TextContent.builder(told).build();
 		if (text >= 0) {
 			content.set(text, said);
 		}

@@ -161,6 +161,8 @@ class AsyncMcpServerRoundTripTest extends McpServerRoundTripTest {
 
 		assertThat(result.isError()).isTrue();
 		assertThat(JSON.readTree(text(result)).get("kind").asString()).isEqualTo("refused_without_run");
+		assertThat(JSON.readTree(text(result)).get("message").asString())
+			.contains("_meta entry 'io.idempotency/runId'");
 		assertThat(tickets()).isEqualTo(before);
 	}
 
