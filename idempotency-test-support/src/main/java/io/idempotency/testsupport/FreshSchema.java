@@ -14,7 +14,8 @@ import com.zaxxer.hikari.HikariDataSource;
  * An empty schema of its own on a test database, for a test that needs to see everything in it (what a
  * migration made, the tables Flyway or Liquibase keep): a new schema on PostgreSQL, a new database on MariaDB
  * (its schemas), a new in-memory database on H2. Its {@link #dataSource()} connects to it by default, so that
- * unqualified names find it; {@link #close()} drops it and everything in it.
+ * unqualified names find it; {@link #close()} drops it and everything in it. The server's user must be allowed to
+ * create schemas (on MariaDB, databases), as the machine's servers' and the embedded servers' users are.
  */
 public final class FreshSchema implements AutoCloseable {
 
