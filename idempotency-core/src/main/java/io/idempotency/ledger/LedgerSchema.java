@@ -14,8 +14,15 @@ import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 /**
  * The ledger's schema scripts, shipped in this jar under {@code io/idempotency/ledger/}:
  * {@code schema-postgresql.sql}, {@code schema-mysql.sql} (MariaDB and MySQL) and {@code schema-h2.sql},
- * each with a {@code schema-drop-<platform>.sql}. They create the table {@code tool_audit}; apply them
- * from Flyway or Liquibase as they are, or through this class for another table name.
+ * each with a {@code schema-drop-<platform>.sql}. They create the table {@code tool_audit}; this class
+ * applies them, for that name or another.
+ *
+ * <p>For Flyway and Liquibase the jar ships the same table as versioned migrations, which create exactly
+ * what the scripts create: Flyway's under {@code io/idempotency/ledger/migration/<vendor>/} (the vendors
+ * {@code postgresql}, {@code mariadb}, {@code mysql} and {@code h2}, as Spring Boot names them for
+ * {@code spring.flyway.locations=...,classpath:io/idempotency/ledger/migration/{vendor}}), and the changelog
+ * {@code io/idempotency/ledger/changelog/db.changelog-idempotency.yaml} for an application's master changelog
+ * to include. They create {@code tool_audit} only.
  */
 public final class LedgerSchema {
 

@@ -26,8 +26,9 @@ import org.springframework.jdbc.support.MetaDataAccessException;
 
 /**
  * Creates the ledger table at start-up when the configured mode asks for it (by default only on an
- * embedded database) and the table does not exist yet. Beans that use the database wait for it, as they
- * wait for Flyway and Liquibase.
+ * embedded database) and the table does not exist yet. It runs after Flyway, Liquibase and the application's
+ * own SQL scripts, so that a table they create (from the ledger's migrations, or a copy of its script) is
+ * found and left. Beans that use the database wait for it, as they wait for Flyway and Liquibase.
  */
 public class LedgerSchemaInitializer implements InitializingBean {
 

@@ -1,0 +1,200 @@
+package io.idempotency.autoconfigure.migration;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+import javax.sql.DataSource;
+
+import io.idempotency.ledger.LedgerSchema;
+import io.idempotency.testsupport.FreshSchema;
+import io.idempotency.testsupport.TestDatabase;
+import liquibase.integration.spring.SpringLiquibase;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.MigrationInfo;
+import org.flywaydb.core.api.MigrationState;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.boot.jdbc.DatabaseDriver;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.core.io.DefaultResourceLoader;
+import org.springframework.core.io.Resource;
+import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The ledger's Flyway migrations and Liquibase changelog create exactly the table that the shipped schema script
+ * creates, on every database, and never change once released.
+ */
+class LedgerMigrationsTest {
+
+	static final String LOCATION = "io/idempotency/ledger/migration/";
+
+	static final String CHANGELOG = "classpath:io/idempotency/ledger/changelog/db.changelog-idempotency.yaml";
+
+	/**
+	 * Flyway's checksum of each released migration, as every database that ran it keeps it: a migration that
+	 * changes after its release stops every such application at its next start (Flyway's validation). Change the
+	 * table with a new migration instead.
+	 */
+	private static final Map<String, Integer> RELEASED = Map.of("postgresql/1.0.0.0.1", 329171022,
+			"mysql/1.0.0.0.1", 880284380, "mariadb/1.0.0.0.1", 880284380, "h2/1.0.0.0.1", -1475499320);
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void theFlywayMigrationsCreateTheTableTheSchemaScriptCreates(TestDatabase database) {
+		try (FreshSchema migrated = FreshSchema.on(database); FreshSchema scripted = FreshSchema.on(database)) {
+			Flyway flyway = Flyway.configure()
+				.dataSource(migrated.dataSource())
+				.locations("classpath:" + LOCATION + vendorOf(database))
+				.load();
+			flyway.migrate();
+			LedgerSchema.create(scripted.dataSource(), "tool_audit");
+
+			assertThat(tableOf(migrated)).isEqualTo(tableOf(scripted));
+			assertThat(flyway.info().applied()).extracting(MigrationInfo::getState).containsOnly(MigrationState.SUCCESS);
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void theLiquibaseChangelogCreatesTheTableTheSchemaScriptCreates(TestDatabase database) throws Exception {
+		try (FreshSchema migrated = FreshSchema.on(database); FreshSchema scripted = FreshSchema.on(database)) {
+			liquibase(migrated.dataSource(), CHANGELOG);
+			LedgerSchema.create(scripted.dataSource(), "tool_audit");
+
+			assertThat(tableOf(migrated)).isEqualTo(tableOf(scripted));
+			assertThat(changeSets(migrated.dataSource())).containsExactly(
+					"idempotency-ledger-1.0.0.0.1-" + (database == TestDatabase.MARIADB ? "mysql" : vendorOf(database))
+							+ " EXECUTED");
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aReleasedMigrationNeverChanges(TestDatabase database) {
+		try (FreshSchema schema = FreshSchema.on(database)) {
+			for (String vendor : (database == TestDatabase.MARIADB) ? List.of("mariadb", "mysql")
+					: List.of(vendorOf(database))) {
+				Flyway flyway = Flyway.configure()
+					.dataSource(schema.dataSource())
+					.table("history_" + vendor)
+					.locations("classpath:" + LOCATION + vendor)
+					.baselineOnMigrate(true)
+					.baselineVersion("0")
+					.load();
+				for (MigrationInfo migration : flyway.info().all()) {
+					if (migration.getVersion().getVersion().equals("0")) {
+						continue;
+					}
+					String name = vendor + "/" + migration.getVersion();
+					assertThat(RELEASED).as("released migrations").containsKey(name);
+					assertThat(migration.getChecksum()).as(name + " changed after its release: add a migration instead")
+						.isEqualTo(RELEASED.get(name));
+				}
+			}
+		}
+	}
+
+	/** Boot's Flyway fills {vendor} with these names: each has a folder, MariaDB's a copy of MySQL's. */
+	@ParameterizedTest
+	@ValueSource(strings = { "jdbc:postgresql://localhost/app", "jdbc:mariadb://localhost/app",
+			"jdbc:mysql://localhost/app", "jdbc:h2:mem:app" })
+	void everyVendorBootNamesForASupportedDatabaseHasItsFolder(String url) throws IOException {
+		String vendor = DatabaseDriver.fromJdbcUrl(url).getId();
+		assertThat(migrations(vendor)).as(vendor).isNotEmpty();
+	}
+
+	@Test
+	void theMariaDbFolderHoldsTheMySqlMigrationsByteForByte() throws IOException {
+		Resource[] mysql = migrations("mysql");
+		Resource[] mariadb = migrations("mariadb");
+		assertThat(names(mariadb)).isEqualTo(names(mysql));
+		for (int i = 0; i < mysql.length; i++) {
+			assertThat(mariadb[i].getContentAsByteArray()).as(mariadb[i].getFilename())
+				.isEqualTo(mysql[i].getContentAsByteArray());
+		}
+	}
+
+	@Test
+	void theMigrationsLiveUnderThePackagePathOnly() {
+		assertThat(new ClassPathResource("db/migration/V1_0_0_0_1__idempotency_ledger.sql").exists()).isFalse();
+		assertThat(new ClassPathResource(LOCATION + "postgresql/V1_0_0_0_1__idempotency_ledger.sql").exists()).isTrue();
+	}
+
+	static String vendorOf(TestDatabase database) {
+		return switch (database) {
+			case POSTGRESQL -> "postgresql";
+			case MARIADB -> "mariadb";
+			case H2 -> "h2";
+		};
+	}
+
+	static void liquibase(DataSource dataSource, String changelog) throws Exception {
+		SpringLiquibase liquibase = new SpringLiquibase();
+		liquibase.setDataSource(dataSource);
+		liquibase.setChangeLog(changelog);
+		liquibase.setResourceLoader(new DefaultResourceLoader());
+		liquibase.afterPropertiesSet();
+	}
+
+	/** The change sets Liquibase recorded, each with how: {@code EXECUTED} or {@code MARK_RAN}. */
+	static List<String> changeSets(DataSource dataSource) {
+		return new JdbcTemplate(dataSource).queryForList(
+				"SELECT CONCAT(id, ' ', exectype) FROM DATABASECHANGELOG ORDER BY ORDEREXECUTED", String.class);
+	}
+
+	private static Resource[] migrations(String vendor) throws IOException {
+		Resource[] found = new PathMatchingResourcePatternResolver()
+			.getResources("classpath*:" + LOCATION + vendor + "/*.sql");
+		Arrays.sort(found, (a, b) -> a.getFilename().compareTo(b.getFilename()));
+		return found;
+	}
+
+	private static List<String> names(Resource[] resources) {
+		return Arrays.stream(resources).map(Resource::getFilename).toList();
+	}
+
+	/**
+	 * The ledger table as the database describes it (columns, types, defaults, generated columns, constraints,
+	 * indexes and their conditions, and on MariaDB the engine and collation), without the schema's name.
+	 */
+	static List<String> tableOf(FreshSchema schema) {
+		JdbcTemplate jdbc = new JdbcTemplate(schema.dataSource());
+		List<String> table = new ArrayList<>();
+		switch (schema.database()) {
+			case POSTGRESQL -> {
+				table.addAll(jdbc.queryForList("SELECT concat_ws(' ', column_name, data_type, character_maximum_length,"
+						+ " datetime_precision, is_nullable, column_default, is_identity, identity_generation,"
+						+ " is_generated, generation_expression) FROM information_schema.columns"
+						+ " WHERE table_schema = current_schema() AND table_name = 'tool_audit' ORDER BY ordinal_position",
+						String.class));
+				table.addAll(jdbc.queryForList("SELECT conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint"
+						+ " WHERE conrelid = 'tool_audit'::regclass ORDER BY conname", String.class));
+				table.addAll(jdbc.queryForList("SELECT replace(indexdef, current_schema() || '.', '') FROM pg_indexes"
+						+ " WHERE schemaname = current_schema() AND tablename = 'tool_audit' ORDER BY indexname",
+						String.class));
+			}
+			case MARIADB -> table.addAll(
+					jdbc.query("SHOW CREATE TABLE tool_audit", (row, n) -> row.getString(2)));
+			case H2 -> table.addAll(jdbc.queryForList("SCRIPT NODATA NOPASSWORDS NOSETTINGS TABLE tool_audit", String.class)
+				.stream()
+				.filter((line) -> line.contains("TOOL_AUDIT"))
+				.toList());
+		}
+		assertThat(String.join("\n", table)).as("the description of the table")
+			.containsIgnoringCase("reconcile_after")
+			.containsIgnoringCase("tool_audit_key_uk")
+			.containsIgnoringCase("tool_audit_status_ck")
+			.containsIgnoringCase("tool_audit_started_at_ix");
+		return table;
+	}
+
+}
