@@ -286,6 +286,27 @@ class ObservationTest {
 	}
 
 	@Test
+	void aFunctionCalledThroughIdempotentCallsIsTimedAsAnAnnotatedToolIs() {
+		IdempotentFunction<String> openTicket = IdempotentFunction.builder("open_ticket_function", String.class)
+			.reconcile((key, arguments) -> Reconciliation.notFound())
+			.build();
+		try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Config.class)) {
+			IdempotentCalls calls = context.getBean(IdempotentCalls.class);
+			calls.register(openTicket);
+			RunContext.run(new Run("function-run", "rep-1"), () -> {
+				calls.call(openTicket, "{\"issue\":\"seal failure\"}", () -> "T-9");
+				calls.call(openTicket, "{\"issue\":\"seal failure\"}", () -> "T-10");
+			});
+
+			assertThat(meters.get("idempotency.tool.call").timers())
+				.extracting((timer) -> timer.getId().getTag("idempotency.tool"),
+						(timer) -> timer.getId().getTag("idempotency.outcome"), Timer::count)
+				.containsExactlyInAnyOrder(tuple("open_ticket_function", "executed", 1L),
+						tuple("open_ticket_function", "replayed", 1L));
+		}
+	}
+
+	@Test
 	void aConventionBeanReplacesTheDefaultOne() {
 		try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Config.class,
 				WithTeamConvention.class)) {
