@@ -7,22 +7,23 @@ import com.fasterxml.jackson.annotation.JsonValue;
 /**
  * Every way a call of an idempotent tool can be answered, named once. The advice tells each call's answer
  * to {@link IdempotentCallListener}s and {@link IdempotentCallScope}s; a {@link ToolResult} carries it as its
- * kind; the Spring AI and MCP integrations give the model its {@link #kind()}; metrics and the observation
- * tag the call with its {@link #tag()}.
+ * kind; the Spring AI and MCP integrations give the model its {@link #kind()}. The observation of each call
+ * carries the same kind as its {@code idempotency.outcome}, and {@code /actuator/idempotency} counts answers by
+ * it: the model, the metrics and the endpoint share one vocabulary.
  */
 public enum Answer {
 
 	/** Claimed and executed; it returned. */
-	EXECUTED("executed", "executed", null),
+	EXECUTED("executed", null),
 
 	/** Claimed and executed; it threw, and its effect definitely did not happen. */
-	FAILED("failed", "failed", null),
+	FAILED("failed", null),
 
 	/** Claimed and executed; it threw, and its effect may have happened (for the reconciler). */
-	UNKNOWN("unknown", "unknown", null),
+	UNKNOWN("unknown", null),
 
 	/** A repeat, answered with the stored result of the earlier call in the run. */
-	REPLAYED("replayed", "replayed", "Already done earlier in this run: this is the result of that earlier call."
+	REPLAYED("replayed", "Already done earlier in this run: this is the result of that earlier call."
 			+ " Nothing was done again, so report one action, not two."),
 
 	/**
@@ -30,27 +31,27 @@ public enum Answer {
 	 * the key) than that call received: answered with that call's result, and told which details differ and
 	 * that they were not applied.
 	 */
-	REPLAYED_DIFFERENT_DETAILS("replayed_different_details", "replayed_different_details", null),
+	REPLAYED_DIFFERENT_DETAILS("replayed_different_details", null),
 
 	/**
 	 * A repeat of a call that succeeded, whose result was not stored (or can no longer be read back): done, not
 	 * done again, and no result to show.
 	 */
-	REPLAYED_WITHOUT_RESULT("replayed_without_result", "replayed", "Already done earlier in this run, but its result"
+	REPLAYED_WITHOUT_RESULT("replayed_without_result", "Already done earlier in this run, but its result"
 			+ " could not be kept, so it cannot be shown again. Nothing was done again: do not repeat it, and report it"
 			+ " as done."),
 
 	/** A repeat of a call still running, or whose outcome is unknown: not a failure, and not to be retried. */
-	IN_PROGRESS("in_progress", "in_progress", null),
+	IN_PROGRESS("in_progress", null),
 
 	/** A repeat of a call that failed; not attempted again. */
-	PREVIOUS_ATTEMPT_FAILED("previous_attempt_failed", "previous_attempt_failed", null),
+	PREVIOUS_ATTEMPT_FAILED("previous_attempt_failed", null),
 
 	/** Refused: another user's call holds the key; nothing was executed. */
-	REFUSED_CONFLICT("refused_conflict", "conflict", null),
+	REFUSED_CONFLICT("refused_conflict", null),
 
 	/** Refused: called outside any run; nothing was executed. */
-	REFUSED_WITHOUT_RUN("refused_without_run", "without_run", "Not done: this action is carried out only within a"
+	REFUSED_WITHOUT_RUN("refused_without_run", "Not done: this action is carried out only within a"
 			+ " run (the user request it belongs to), and this call was made outside one, so nothing was done. Do not"
 			+ " retry it: report that it could not be done."),
 
@@ -58,46 +59,41 @@ public enum Answer {
 	 * Called outside any run and executed without deduplication, as configured: its result or error is the
 	 * tool's own.
 	 */
-	EXECUTED_WITHOUT_RUN("executed_without_run", "executed_without_run", null),
+	EXECUTED_WITHOUT_RUN("executed_without_run", null),
 
 	/** Refused: its arguments cannot be made into a key or stored; nothing was executed. */
-	REFUSED_INVALID_ARGUMENTS("refused_invalid_arguments", "invalid_arguments", null),
+	REFUSED_INVALID_ARGUMENTS("refused_invalid_arguments", null),
 
 	/** Refused: the call could not be claimed, because the ledger's database failed; nothing was executed. */
-	REFUSED_LEDGER_UNAVAILABLE("refused_ledger_unavailable", "ledger_unavailable", "Not done: this action could not be"
+	REFUSED_LEDGER_UNAVAILABLE("refused_ledger_unavailable", "Not done: this action could not be"
 			+ " recorded before it was carried out, so it was not carried out. Nothing happened. It can be tried again"
 			+ " later."),
 
 	/** Refused before the advice: the run a framework named for the call is not a run id; nothing was executed. */
-	REFUSED_INVALID_RUN("refused_invalid_run", "invalid_run", null),
+	REFUSED_INVALID_RUN("refused_invalid_run", null),
 
 	/**
 	 * Refused: a repeat with the key of an earlier call but other details, of a tool that refuses those; nothing
 	 * was executed.
 	 */
-	REFUSED_DIFFERENT_DETAILS("refused_different_details", "different_details", null);
+	REFUSED_DIFFERENT_DETAILS("refused_different_details", null);
 
 	private final String kind;
 
-	private final String tag;
-
 	private final String message;
 
-	Answer(String kind, String tag, String message) {
+	Answer(String kind, String message) {
 		this.kind = kind;
-		this.tag = tag;
 		this.message = message;
 	}
 
-	/** The answer as the model reads it, in a {@code ToolResult} or a framework's answer: {@code in_progress}. */
+	/**
+	 * The answer as the model reads it, in a {@code ToolResult} or a framework's answer, and as the observation's
+	 * {@code idempotency.outcome} tags it: {@code in_progress}, {@code refused_conflict}.
+	 */
 	@JsonValue
 	public String kind() {
 		return this.kind;
-	}
-
-	/** The answer as a metric or observation tag: {@code in_progress}, {@code conflict}. */
-	public String tag() {
-		return this.tag;
 	}
 
 	/**

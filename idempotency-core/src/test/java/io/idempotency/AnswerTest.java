@@ -20,8 +20,6 @@ class AnswerTest {
 
 		assertThat(kinds).hasSize(Answer.values().length);
 		assertThat(new JsonMapper().writeValueAsString(Answer.IN_PROGRESS)).isEqualTo("\"in_progress\"");
-		assertThat(Answer.REPLAYED_WITHOUT_RESULT.tag()).isEqualTo("replayed");
-		assertThat(Answer.REFUSED_CONFLICT.tag()).isEqualTo("conflict");
 	}
 
 	@Test

@@ -9,37 +9,50 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.idempotency.ledger.ClaimRequest;
+import io.idempotency.observation.DefaultIdempotentCallObservationConvention;
+import io.idempotency.observation.IdempotentCallObservationContext;
+import io.idempotency.observation.IdempotentCallObservationConvention;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * Tells how each call was answered: as the observation's {@code outcome} tag, to the scopes open on the
- * calling thread and to the listeners. A listener that fails is logged and passed over. While a transactional
- * attempt runs, the scopes and listeners are told once it ends; the observation at once.
+ * Observes each call, and tells how it was answered: to the call's observation context (which its convention
+ * reads at stop), to the scopes open on the calling thread and to the listeners. A listener that fails is logged
+ * and passed over. While a transactional attempt runs, the scopes and listeners are told once it ends; the
+ * observation at once.
  */
 final class CallReports {
 
 	private static final Log logger = LogFactory.getLog(CallReports.class);
 
-	/** The name of the observation around each call, tagged with the tool and the outcome. */
-	static final String OBSERVATION = "idempotency.tool.call";
-
 	private final List<IdempotentCallListener> listeners;
 
 	private final ObservationRegistry observations;
 
+	private final IdempotentCallObservationConvention convention;
+
 	/** The answers held on each thread while a transactional attempt runs: told once it ends. */
 	private final ThreadLocal<List<Runnable>> held = new ThreadLocal<>();
 
-	CallReports(List<IdempotentCallListener> listeners, ObservationRegistry observations) {
+	/** @param convention the application's convention for the observation; {@code null} for the default one */
+	CallReports(List<IdempotentCallListener> listeners, ObservationRegistry observations,
+			IdempotentCallObservationConvention convention) {
 		this.listeners = List.copyOf(listeners);
 		this.observations = (observations != null) ? observations : ObservationRegistry.NOOP;
+		this.convention = convention;
 	}
 
-	ObservationRegistry observations() {
-		return this.observations;
+	/** The observation of one call of the tool, started; {@code null} where observations are off. */
+	Observation observe(ToolDescriptor tool) {
+		if (this.observations.isNoop()) {
+			return null;
+		}
+		IdempotentCallObservationContext context = new IdempotentCallObservationContext(tool.name(),
+				tool.toolCallName());
+		return Observation.createNotStarted(this.convention, DefaultIdempotentCallObservationConvention.INSTANCE,
+				() -> context, this.observations).start();
 	}
 
 	/** Tells the answer of a call; {@code request} is {@code null} for a call refused before it had a key. */
@@ -70,12 +83,13 @@ final class CallReports {
 
 	/** Tells the answer of a repeat whose details differ from the earlier call's, naming them. */
 	void tell(ToolDescriptor tool, ClaimRequest request, Answer answer, List<String> differentDetails) {
-		// The call's own observation is tagged now, while it is the current one: a call nested in a
+		// The call's own observation is told now, while it is the current one: a call nested in a
 		// transactional attempt is observed, and stopped, before the attempt's answers are told. An attempt that
-		// runs again is tagged again by its next attempt's answer.
+		// runs again is told again by its next attempt's answer.
 		Observation observation = this.observations.getCurrentObservation();
-		if (observation != null && OBSERVATION.equals(observation.getContext().getName())) {
-			observation.lowCardinalityKeyValue("outcome", answer.tag());
+		if (observation != null && observation.getContext() instanceof IdempotentCallObservationContext context) {
+			context.setAnswer(answer);
+			context.setKey((request != null) ? request.key() : null);
 		}
 		List<Runnable> holding = this.held.get();
 		if (holding != null) {

@@ -15,6 +15,9 @@ import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.run.RunResolver;
 import io.idempotency.run.RunSource;
+import io.idempotency.observation.DefaultIdempotentCallObservationConvention;
+import io.idempotency.observation.IdempotentCallObservationConvention;
+import io.idempotency.observation.IdempotentCallObservationDocumentation;
 import io.micrometer.observation.ObservationRegistry;
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -72,6 +75,8 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 
 	private transient Supplier<ObservationRegistry> observations = () -> ObservationRegistry.NOOP;
 
+	private transient Supplier<IdempotentCallObservationConvention> observationConvention = () -> null;
+
 	/**
 	 * @param ledger the ledger that claims and records calls: a {@link JdbcLedger}, on whose
 	 * {@code DataSource} alone transactional tools can run
@@ -95,7 +100,7 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 				new RunResolver(this.runIdKey, this.userIdKey, runSources.get()),
 				new FailureClassifier(this.unknownExceptions), this.missingRunPolicy, this.maxArgumentsBytes,
 				transactionManager.get(),
-				this.listeners.get(), this.observations.get()));
+				this.listeners.get(), this.observations.get(), this.observationConvention.get()));
 		this.advice = (MethodInterceptor) (invocation) -> this.interceptor.obtain().invoke(invocation);
 		setOrder(DEFAULT_ORDER);
 	}
@@ -182,11 +187,21 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 	}
 
 	/**
-	 * Where to find the registry of the observation made around each call ({@code idempotency.tool.call},
-	 * tagged {@code tool} and {@code outcome}); looked up on first use, and none where it returns {@code null}.
+	 * Where to find the registry of the observation made around each call (by default
+	 * {@code idempotency.tool.call}, with the key values of {@link IdempotentCallObservationDocumentation}); looked
+	 * up on first use, and none where it returns {@code null}.
 	 */
 	public void setObservationRegistry(Supplier<ObservationRegistry> observations) {
 		this.observations = Objects.requireNonNull(observations, "observations");
+	}
+
+	/**
+	 * Where to find the convention that names and tags the observation around each call, in place of
+	 * {@link DefaultIdempotentCallObservationConvention}; looked up on first use, and the default (or a
+	 * {@code GlobalObservationConvention} of the registry) where it returns {@code null}.
+	 */
+	public void setObservationConvention(Supplier<IdempotentCallObservationConvention> observationConvention) {
+		this.observationConvention = Objects.requireNonNull(observationConvention, "observationConvention");
 	}
 
 	@Override

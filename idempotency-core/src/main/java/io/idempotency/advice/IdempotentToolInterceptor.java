@@ -27,6 +27,7 @@ import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.LedgerStatus;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunResolver;
+import io.idempotency.observation.IdempotentCallObservationConvention;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -74,13 +75,14 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 
 	IdempotentToolInterceptor(CallLedger ledger, ResultCodec results, RunResolver runs, FailureClassifier failures,
 			MissingRunPolicy missingRunPolicy, long maxArgumentsBytes, PlatformTransactionManager transactionManager,
-			List<IdempotentCallListener> listeners, ObservationRegistry observations) {
+			List<IdempotentCallListener> listeners, ObservationRegistry observations,
+			IdempotentCallObservationConvention convention) {
 		this.ledger = ledger;
 		this.runs = runs;
 		this.failures = failures;
 		this.missingRunPolicy = missingRunPolicy;
 		this.maxArgumentsBytes = maxArgumentsBytes;
-		this.reports = new CallReports(listeners, observations);
+		this.reports = new CallReports(listeners, observations, convention);
 		this.repeats = new Repeats(results, this.reports);
 		this.outcomes = new Outcomes(results);
 		this.transactional = new TransactionalCalls(ledger, transactionManager, this.reports);
@@ -135,7 +137,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 	/** One call of a tool, however it is made: the advice's flow, observed where observations are on. */
 	@SuppressWarnings("try")
 	Object call(ToolDescriptor tool, ToolCall call) throws Throwable {
-		Observation observation = observation(tool);
+		Observation observation = this.reports.observe(tool);
 		try (Observation.Scope scope = (observation != null) ? observation.openScope() : null) {
 			return claimed(tool, call, null);
 		}
@@ -162,7 +164,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 	 */
 	@SuppressWarnings("try")
 	CompletionStage<Object> callAsync(ToolDescriptor tool, ToolCall call, Executor recording) {
-		Observation observation = observation(tool);
+		Observation observation = this.reports.observe(tool);
 		AsyncCall async = new AsyncCall(recording, observation);
 		Object answer;
 		try (Observation.Scope scope = (observation != null) ? observation.openScope() : null) {
@@ -177,18 +179,6 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		}
 		async.stop(null);
 		return CompletableFuture.completedFuture(answer);
-	}
-
-	/** The call's observation, started; {@code null} where observations are off. */
-	private Observation observation(ToolDescriptor tool) {
-		ObservationRegistry observations = this.reports.observations();
-		if (observations.isNoop()) {
-			return null;
-		}
-		return Observation.createNotStarted(CallReports.OBSERVATION, observations)
-			.contextualName("idempotent " + tool.name())
-			.lowCardinalityKeyValue("tool", tool.name())
-			.start();
 	}
 
 	/** The flow of a call; {@code async} is {@code null} for a call whose body returns its result. */

@@ -5,6 +5,7 @@ import io.idempotency.IdempotentCalls;
 import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.run.RunSource;
+import io.idempotency.observation.IdempotentCallObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -27,13 +28,15 @@ class IdempotentToolsConfiguration {
 	static IdempotentToolAdvisor idempotentToolAdvisor(ObjectProvider<CallLedger> ledger,
 			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<RunSource> runSources,
 			ObjectProvider<PlatformTransactionManager> transactionManager,
-			ObjectProvider<IdempotentCallListener> listeners, ObjectProvider<ObservationRegistry> observations) {
+			ObjectProvider<IdempotentCallListener> listeners, ObjectProvider<ObservationRegistry> observations,
+			ObjectProvider<IdempotentCallObservationConvention> observationConvention) {
 		IdempotentToolAdvisor advisor = new IdempotentToolAdvisor(ledger::getObject,
 				() -> jsonMapper.getIfAvailable(JsonMapper::new), () -> runSources.orderedStream().toList(),
 				() -> (ledger.getObject() instanceof JdbcLedger jdbc)
 						? IdempotentToolAdvisor.transactionManagerOf(jdbc, transactionManager) : null);
 		advisor.setListeners(() -> listeners.orderedStream().toList());
 		advisor.setObservationRegistry(observations::getIfUnique);
+		advisor.setObservationConvention(observationConvention::getIfUnique);
 		return advisor;
 	}
 

@@ -228,8 +228,8 @@ public class IdempotencyProperties {
 		private long minimumCalls = 1000;
 
 		/**
-		 * How long the health indicator reuses its last counts of the ledger; whether the ledger can be reached is
-		 * checked at every probe.
+		 * How long the health indicator, and the gauge of the calls waiting for a human, reuse their last counts of
+		 * the ledger; whether the ledger can be reached is checked at every probe.
 		 */
 		private Duration cacheFor = Duration.ofMinutes(1);
 

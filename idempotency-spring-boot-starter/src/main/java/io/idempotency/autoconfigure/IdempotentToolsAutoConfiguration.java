@@ -7,6 +7,7 @@ import io.idempotency.advice.IdempotentToolRegistry;
 import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.run.RunSource;
+import io.idempotency.observation.IdempotentCallObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -41,7 +42,8 @@ public class IdempotentToolsAutoConfiguration {
 			ObjectProvider<CallLedger> ledger,
 			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<RunSource> runSources,
 			ObjectProvider<PlatformTransactionManager> transactionManager,
-			ObjectProvider<IdempotentCallListener> listeners, ObjectProvider<ObservationRegistry> observations) {
+			ObjectProvider<IdempotentCallListener> listeners, ObjectProvider<ObservationRegistry> observations,
+			ObjectProvider<IdempotentCallObservationConvention> observationConvention) {
 		// Bound from the environment: an advisor is created early, before configuration properties beans.
 		IdempotencyProperties properties = IdempotencyProperties.bind(environment);
 		String named = properties.getTransactionManager();
@@ -58,6 +60,7 @@ public class IdempotentToolsAutoConfiguration {
 		advisor.addUnknownExceptions(properties.unknownExceptionsOrEmpty());
 		advisor.setListeners(() -> listeners.orderedStream().toList());
 		advisor.setObservationRegistry(observations::getIfUnique);
+		advisor.setObservationConvention(observationConvention::getIfUnique);
 		return advisor;
 	}
 

@@ -229,8 +229,8 @@ class IdempotencyAutoConfigurationTest {
 		}
 
 		@Bean
-		IdempotencyMetrics myMetrics(MeterRegistry registry, JdbcLedger ledger, ObjectProvider<Reconciler> reconciler) {
-			return new IdempotencyMetrics(registry, ledger, reconciler);
+		IdempotencyMetrics myMetrics(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler) {
+			return new IdempotencyMetrics(ledger, reconciler, 3, Duration.ofMinutes(1));
 		}
 
 		@Bean

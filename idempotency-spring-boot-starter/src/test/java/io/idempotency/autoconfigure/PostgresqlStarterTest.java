@@ -30,7 +30,6 @@ import io.idempotency.run.RunContext;
 import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,6 +40,10 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -67,10 +70,11 @@ class PostgresqlStarterTest {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, JacksonAutoConfiguration.class,
+				ObservationAutoConfiguration.class, MetricsAutoConfiguration.class,
+				CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
 				IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
 				IdempotencyReconcilerAutoConfiguration.class, IdempotencyMetricsAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class))
 		.withBean(DataSource.class, () -> new DelegatingDataSource(postgres()))
-		.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
 		.withBean(TicketTool.class)
 		.withPropertyValues("idempotency.jdbc.table-name=" + TABLE, "idempotency.jdbc.initialize-schema=always",
 				"management.endpoints.web.exposure.include=idempotency");
@@ -388,27 +392,34 @@ class PostgresqlStarterTest {
 				.isThrownBy(() -> RunContext.supply(new Run("shared-run", "intruder"), () -> tool.openTicket("seal failure")))
 				.satisfies((refused) -> assertThat(refused.getMessage()).doesNotContain(ticket).doesNotContain("rep-1"));
 			assertThat(context.getBean(MeterRegistry.class)
-				.get("idempotency.calls")
-				.tag("tool", "open_ticket")
-				.tag("outcome", "conflict")
-				.counter()
+				.get("idempotency.tool.call")
+				.tag("idempotency.tool", "open_ticket")
+				.tag("idempotency.outcome", "refused_conflict")
+				.timer()
 				.count()).isEqualTo(1);
 			assertThat(tool.opened()).isEqualTo(1);
 		});
 	}
 
 	@Test
-	void callsAreCountedByToolAndOutcome() {
+	void callsAreTimedByToolAndOutcome() {
 		this.runner.run((context) -> {
 			open(context, "r1");
 			open(context, "r1");
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
-			assertThat(registry.get("idempotency.calls").tag("tool", "open_ticket").tag("outcome", "executed").counter().count())
+			assertThat(registry.get("idempotency.tool.call")
+				.tag("idempotency.tool", "open_ticket")
+				.tag("idempotency.outcome", "executed")
+				.timer()
+				.count()).isEqualTo(1);
+			assertThat(registry.get("idempotency.tool.call").tag("idempotency.outcome", "replayed").timer().count())
 				.isEqualTo(1);
-			assertThat(registry.get("idempotency.calls").tag("outcome", "replayed").counter().count()).isEqualTo(1);
 			assertThat(registry.get("idempotency.late.completions").functionCounter().count()).isZero();
-			assertThat(registry.get("idempotency.reconciled").tag("outcome", "succeeded").functionCounter().count())
-				.isZero();
+			assertThat(registry.get("idempotency.reconciled")
+				.tag("idempotency.status", "succeeded")
+				.functionCounter()
+				.count()).isZero();
+			assertThat(registry.get("idempotency.ledger.awaiting.human").gauge().value()).isZero();
 		});
 	}
 

@@ -55,9 +55,13 @@ class ActuatorTest extends SampleAppTest {
 		assertThat(body.path("table").asString()).isEqualTo("tool_audit");
 		assertThat(body.path("answersSinceStart").path("replayed").asLong()).isPositive();
 
-		HttpResponse<String> calls = get("/actuator/metrics/idempotency.calls");
+		HttpResponse<String> calls = get("/actuator/metrics/idempotency.tool.call");
 		assertThat(calls.statusCode()).isEqualTo(200);
-		assertThat(calls.body()).contains("\"outcome\"").contains("replayed");
+		assertThat(calls.body()).contains("\"idempotency.outcome\"").contains("replayed");
+		HttpResponse<String> replayed = get("/actuator/metrics/idempotency.tool.call?tag=idempotency.outcome:replayed");
+		assertThat(JSON.readTree(replayed.body()).path("measurements").valueStream()
+			.filter((measurement) -> measurement.path("statistic").asString().equals("COUNT"))
+			.map((count) -> count.path("value").asDouble())).singleElement().satisfies((count) -> assertThat(count).isPositive());
 	}
 
 	@Test

@@ -1,59 +1,72 @@
 package io.idempotency.autoconfigure.observability;
 
-import io.idempotency.IdempotentCall;
-import io.idempotency.IdempotentCallListener;
-import io.idempotency.reconcile.Reconciler;
+import java.time.Duration;
+
 import io.idempotency.ledger.JdbcLedger;
-import io.micrometer.core.instrument.Counter;
+import io.idempotency.reconcile.Reconciler;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 
 import org.springframework.beans.factory.ObjectProvider;
 
 /**
- * Micrometer meters: {@code idempotency.calls} counted by {@code tool} and {@code outcome} (executed,
- * failed, unknown, replayed, in_progress, previous_attempt_failed, conflict, without_run, executed_without_run,
- * invalid_arguments, ledger_unavailable), and, from this
- * instance, {@code idempotency.late.completions}, {@code idempotency.late.successes}, {@code idempotency.reconciled} (by {@code outcome}) and
- * {@code idempotency.reconcile.awaiting.human}.
+ * The meters of the ledger and the reconciler, beside the timer {@code idempotency.tool.call} that the
+ * observation of each call makes (see {@code IdempotentCallObservationDocumentation}): from the whole ledger,
+ * the gauge {@code idempotency.ledger.awaiting.human}, read at most once per {@code cacheFor}; from this
+ * instance, {@code idempotency.late.completions}, {@code idempotency.late.successes},
+ * {@code idempotency.reconciled} (by {@code idempotency.status}: {@code succeeded}, {@code failed}) and
+ * {@code idempotency.reconcile.human.handoffs}.
  */
-public class IdempotencyMetrics implements IdempotentCallListener {
+public class IdempotencyMetrics implements MeterBinder {
 
-	private final MeterRegistry registry;
+	private final JdbcLedger ledger;
 
-	public IdempotencyMetrics(MeterRegistry registry, JdbcLedger ledger, ObjectProvider<Reconciler> reconciler) {
-		this.registry = registry;
-		FunctionCounter.builder("idempotency.late.completions", ledger, JdbcLedger::lateCompletions)
-			.description("Calls that completed after their row had been resolved by the reconciler; not written")
-			.register(registry);
-		FunctionCounter.builder("idempotency.late.successes", ledger, JdbcLedger::lateSuccesses)
-			.description("Calls that succeeded after a reconciler had resolved them failed while they ran;"
-					+ " written over that failure")
-			.register(registry);
-		Reconciler found = reconciler.getIfAvailable();
-		if (found != null) {
-			FunctionCounter.builder("idempotency.reconciled", found, Reconciler::reconciledSucceeded)
-				.tag("outcome", "succeeded")
-				.description("Calls the reconciler resolved")
-				.register(registry);
-			FunctionCounter.builder("idempotency.reconciled", found, Reconciler::reconciledFailed)
-				.tag("outcome", "failed")
-				.description("Calls the reconciler resolved")
-				.register(registry);
-			FunctionCounter.builder("idempotency.reconcile.awaiting.human", found, Reconciler::awaitingHuman)
-				.description("Calls the reconciler could not resolve and handed to a human")
-				.register(registry);
-		}
+	private final ObjectProvider<Reconciler> reconciler;
+
+	private final AwaitingHuman awaitingHuman;
+
+	/**
+	 * @param humanAfterAttempts the reconciler's {@code maxAttempts}: an unsettled row tried that many times waits
+	 * for a human
+	 * @param cacheFor how long the gauge of rows waiting for a human reuses its last reading of the ledger
+	 */
+	public IdempotencyMetrics(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler, int humanAfterAttempts,
+			Duration cacheFor) {
+		this.ledger = ledger;
+		this.reconciler = reconciler;
+		this.awaitingHuman = new AwaitingHuman(ledger, humanAfterAttempts, cacheFor);
 	}
 
 	@Override
-	public void onCall(IdempotentCall call) {
-		Counter.builder("idempotency.calls")
-			.description("Calls of idempotent tools, by how they were answered")
-			.tag("tool", call.tool())
-			.tag("outcome", call.answer().tag())
-			.register(this.registry)
-			.increment();
+	public void bindTo(MeterRegistry registry) {
+		Gauge.builder("idempotency.ledger.awaiting.human", this.awaitingHuman, AwaitingHuman::count)
+			.description("Calls in the ledger, of every instance, that the reconciler could not resolve and that wait"
+					+ " for a human")
+			.strongReference(true)
+			.register(registry);
+		FunctionCounter.builder("idempotency.late.completions", this.ledger, JdbcLedger::lateCompletions)
+			.description("Calls that completed after their row had been resolved by the reconciler; not written")
+			.register(registry);
+		FunctionCounter.builder("idempotency.late.successes", this.ledger, JdbcLedger::lateSuccesses)
+			.description("Calls that succeeded after a reconciler had resolved them failed while they ran;"
+					+ " written over that failure")
+			.register(registry);
+		Reconciler found = this.reconciler.getIfAvailable();
+		if (found != null) {
+			FunctionCounter.builder("idempotency.reconciled", found, Reconciler::reconciledSucceeded)
+				.tag("idempotency.status", "succeeded")
+				.description("Calls the reconciler of this instance resolved, by the status it wrote")
+				.register(registry);
+			FunctionCounter.builder("idempotency.reconciled", found, Reconciler::reconciledFailed)
+				.tag("idempotency.status", "failed")
+				.description("Calls the reconciler of this instance resolved, by the status it wrote")
+				.register(registry);
+			FunctionCounter.builder("idempotency.reconcile.human.handoffs", found, Reconciler::awaitingHuman)
+				.description("Calls the reconciler of this instance could not resolve and handed to a human")
+				.register(registry);
+		}
 	}
 
 }

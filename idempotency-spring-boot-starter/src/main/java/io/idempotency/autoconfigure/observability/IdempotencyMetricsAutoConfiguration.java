@@ -1,5 +1,6 @@
 package io.idempotency.autoconfigure.observability;
 
+import io.idempotency.autoconfigure.IdempotencyProperties;
 import io.idempotency.reconcile.Reconciler;
 import io.idempotency.autoconfigure.IdempotencyReconcilerAutoConfiguration;
 import io.idempotency.ledger.JdbcLedger;
@@ -12,7 +13,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
-/** Micrometer meters of idempotent calls, after Spring Boot's meter registries. */
+/**
+ * Micrometer meters of the ledger and the reconciler, bound to Spring Boot's meter registries. Each call's
+ * timer comes from its observation, through the meter handler Boot registers.
+ */
 @AutoConfiguration(after = IdempotencyReconcilerAutoConfiguration.class,
 		afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
 				"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
@@ -22,9 +26,10 @@ public class IdempotencyMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	IdempotencyMetrics idempotencyMetrics(MeterRegistry registry, JdbcLedger ledger,
-			ObjectProvider<Reconciler> reconciler) {
-		return new IdempotencyMetrics(registry, ledger, reconciler);
+	IdempotencyMetrics idempotencyMetrics(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler,
+			IdempotencyProperties properties) {
+		return new IdempotencyMetrics(ledger, reconciler, properties.getReconciler().getMaxAttempts(),
+				properties.getHealth().getCacheFor());
 	}
 
 }
