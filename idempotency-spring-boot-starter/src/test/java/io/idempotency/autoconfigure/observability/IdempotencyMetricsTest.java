@@ -172,7 +172,9 @@ class IdempotencyMetricsTest {
 	void anApplicationOnBootsAutoConfigurationShowsTheTimerAndTheGaugeAtItsMetricsEndpoint() {
 		new ApplicationContextRunner().withUserConfiguration(Application.class)
 			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:metrics-application;DB_CLOSE_DELAY=-1",
-					"spring.ai.mcp.server.enabled=false", "management.endpoints.web.exposure.include=metrics")
+					"spring.ai.mcp.server.enabled=false", "management.endpoints.web.exposure.include=metrics",
+					// As the module's application.properties says for the applications SpringApplication starts.
+					"spring.flyway.enabled=false", "spring.liquibase.enabled=false")
 			.run((context) -> {
 				open(context, "r1", "rep-1");
 				open(context, "r1", "rep-1");
