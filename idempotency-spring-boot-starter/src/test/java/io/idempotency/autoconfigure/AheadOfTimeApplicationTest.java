@@ -144,6 +144,17 @@ class AheadOfTimeApplicationTest {
 		return TestDatabases.dataSource(TestDatabase.valueOf(name));
 	}
 
+	/**
+	 * Registers this class loader's JDBC drivers: {@code DriverManager} loads drivers once per JVM, and hands a
+	 * caller only those of its own class loader, so the forked class loader's drivers register themselves when
+	 * their classes initialise.
+	 */
+	private static void registerDrivers() throws ClassNotFoundException {
+		for (String driver : new String[] { "org.postgresql.Driver", "org.mariadb.jdbc.Driver", "org.h2.Driver" }) {
+			Class.forName(driver, true, AheadOfTimeApplicationTest.class.getClassLoader());
+		}
+	}
+
 	/** The application's settings; the reconciler treats send_quote's calls as stale after 2 ms. */
 	private static TestPropertyValues properties(TestDatabase database) {
 		return TestPropertyValues.of("test.database=" + database.name(), "idempotency.jdbc.table-name=" + TABLE,
@@ -154,6 +165,7 @@ class AheadOfTimeApplicationTest {
 
 	@Test
 	void anApplicationProcessedAheadOfTimeHasItsHintsAndReplaysAndReconcilesAsWithout() throws Exception {
+		registerDrivers();
 		TestGenerationContext generation = new TestGenerationContext(QuoteApplication.class);
 		AnnotationConfigApplicationContext processed = new AnnotationConfigApplicationContext();
 		processed.register(QuoteApplication.class);
