@@ -3,6 +3,7 @@ package io.idempotency.autoconfigure;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.LocalDate;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -13,6 +14,8 @@ import io.idempotency.IdempotentTool;
 import io.idempotency.Reconciliation;
 import io.idempotency.ToolResult;
 import io.idempotency.advice.IdempotentToolRegistry;
+import io.idempotency.autoconfigure.ai.IdempotencySpringAiAutoConfiguration;
+import io.idempotency.autoconfigure.ai.SpringAiToolLoopTest.ScriptedModel;
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.ledger.ClaimRequest;
@@ -25,6 +28,10 @@ import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.model.ToolContext;
+import org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration;
+import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
 import org.springframework.ai.tool.annotation.Tool;
 import org.springframework.aot.AotDetector;
 import org.springframework.aot.generate.GeneratedFiles.Kind;
@@ -59,8 +66,9 @@ import static org.awaitility.Awaitility.await;
  * An application on the starter processed by Spring AOT, as a native image build or
  * {@code spring-boot:process-aot} processes it, and run in AOT mode on the JVM from its generated
  * initializer, as {@code SpringApplication} runs it with {@code -Dspring.aot.enabled=true}: its tool's proxy
- * is generated at build time, a repeat in the run replays, and the reconciler finds the reconcile method, as
- * without AOT; the hints a native image needs are registered. Forked class loader: the generated code reaches
+ * is generated at build time, a repeat in the run replays (called directly, and by a model in Spring AI's
+ * tool loop), and the reconciler finds the reconcile method, as without AOT; the hints a native image needs
+ * are registered. Forked class loader: the generated code reaches
  * package-private classes, which it must share a class loader with.
  */
 @CompileWithForkedClassLoader
@@ -84,7 +92,10 @@ class AheadOfTimeApplicationTest {
 
 	}
 
-	/** Two tools: one named by Spring AI's {@code @Tool}, and one whose call crashes and is reconciled. */
+	/**
+	 * Two tools: one named by Spring AI's {@code @Tool}, called directly and by a model through Spring AI's tool
+	 * loop, and one whose call crashes and is reconciled.
+	 */
 	public static class QuoteDesk {
 
 		private final AtomicInteger drafted = new AtomicInteger();
@@ -100,7 +111,7 @@ class AheadOfTimeApplicationTest {
 
 		@Tool(name = "draft_quote", description = "Drafts a quote for an account")
 		@IdempotentTool(reconcile = "findDraft")
-		public ToolResult<Quote> draft(QuoteRequest request) {
+		public ToolResult<Quote> draft(QuoteRequest request, ToolContext toolContext) {
 			return ToolResult.of(new Quote("Q-" + this.drafted.incrementAndGet(), request.account(),
 					new BigDecimal("4180.00")));
 		}
@@ -125,7 +136,9 @@ class AheadOfTimeApplicationTest {
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration({ AopAutoConfiguration.class, JacksonAutoConfiguration.class,
 			DataSourceTransactionManagerAutoConfiguration.class, IdempotencyLedgerAutoConfiguration.class,
-			IdempotentToolsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class })
+			IdempotentToolsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class,
+			IdempotencySpringAiAutoConfiguration.class, ToolCallingAutoConfiguration.class,
+			ChatClientAutoConfiguration.class })
 	static class QuoteApplication {
 
 		@Bean
@@ -136,6 +149,11 @@ class AheadOfTimeApplicationTest {
 		@Bean
 		QuoteDesk quoteDesk() {
 			return new QuoteDesk();
+		}
+
+		@Bean
+		ScriptedModel chatModel() {
+			return new ScriptedModel();
 		}
 
 	}
@@ -220,6 +238,7 @@ class AheadOfTimeApplicationTest {
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(QuoteRequest.class, "deliverBy")).accepts(hints);
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(ToolResult.class, "data")).accepts(hints);
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Answer.class, "kind")).accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(ToolContext.class, "getContext")).accepts(hints);
 		assertThat(RuntimeHintsPredicates.reflection().onType(IdempotencyProperties.class)).accepts(hints);
 		// Looked up by name at start-up: the configured unknown exceptions, and what finds an MCP call's user.
 		assertThat(RuntimeHintsPredicates.reflection().onType(QuoteServiceTimeout.class)).accepts(hints);
@@ -234,7 +253,8 @@ class AheadOfTimeApplicationTest {
 
 	/**
 	 * Runs the tools in a new application on the database: a repeat in a run replays the first call's result,
-	 * and a call whose instance crashed is reconciled and then replayed. Returns the name of the tool's proxy
+	 * a call whose instance crashed is reconciled and then replayed, and a model's repeat in Spring AI's tool
+	 * loop is told it was a replay. Returns the name of the tool's proxy
 	 * class.
 	 */
 	private static String replaysAndReconciles(Supplier<ConfigurableApplicationContext> application,
@@ -249,8 +269,8 @@ class AheadOfTimeApplicationTest {
 			assertThat(tools.reconcilableToolNames()).containsExactlyInAnyOrder("draft_quote", "send_quote");
 
 			Run run = new Run("run-1", "rep-1");
-			ToolResult<Quote> first = RunContext.supply(run, () -> desk.draft(REQUEST));
-			ToolResult<Quote> repeat = RunContext.supply(run, () -> desk.draft(REQUEST));
+			ToolResult<Quote> first = RunContext.supply(run, () -> desk.draft(REQUEST, null));
+			ToolResult<Quote> repeat = RunContext.supply(run, () -> desk.draft(REQUEST, null));
 			assertThat(first.kind()).isEqualTo(Answer.EXECUTED);
 			assertThat(repeat.kind()).isEqualTo(Answer.REPLAYED);
 			assertThat(repeat.data()).isEqualTo(first.data()).isEqualTo(new Quote("Q-1", REQUEST.account(),
@@ -259,9 +279,9 @@ class AheadOfTimeApplicationTest {
 
 			// An instance that crashed after claiming send_quote: the reconciler asks findSent, and a repeat in
 			// that run replays what it found, without sending.
-			String arguments = "{\"quoteId\":\"Q-1\"}";
+			String sent = "{\"quoteId\":\"Q-1\"}";
 			new JdbcLedger(dataSource, TABLE, Redaction.defaults()).claim(new ClaimRequest(
-					IdempotencyKeys.derive("send_quote", arguments, "run-2"), "run-2", "rep-1", "send_quote", arguments));
+					IdempotencyKeys.derive("send_quote", sent, "run-2"), "run-2", "rep-1", "send_quote", sent));
 			JdbcTemplate jdbc = new JdbcTemplate(dataSource);
 			await().atMost(Duration.ofSeconds(30))
 				.until(() -> jdbc.queryForObject("SELECT status FROM " + TABLE + " WHERE tool = 'send_quote'",
@@ -269,6 +289,25 @@ class AheadOfTimeApplicationTest {
 			Quote resent = RunContext.supply(new Run("run-2", "rep-1"), () -> desk.send("Q-1"));
 			assertThat(resent).isEqualTo(new Quote("Q-1", "found by reconcile", new BigDecimal("4180.00")));
 			assertThat(desk.counts()).containsExactly(1, 0, 1);
+
+			// A model that calls draft_quote twice in one run, through Spring AI's tool loop, reads a replay.
+			String arguments = "{\"request\":{\"account\":\"Acme\",\"sku\":\"SKU-7\",\"quantity\":3,"
+					+ "\"deliverBy\":\"2026-12-18\"}}";
+			ScriptedModel model = context.getBean(ScriptedModel.class).callsTool("draft_quote", arguments)
+				.callsTool("draft_quote", arguments)
+				.answers("One quote.");
+			assertThat(context.getBean(ChatClient.Builder.class)
+				.build()
+				.prompt()
+				.user("Quote 3 of SKU-7 for Acme")
+				.tools(desk)
+				.toolContext(Map.of("runId", "run-3", "userId", "rep-1"))
+				.call()
+				.content()).isEqualTo("One quote.");
+			assertThat(desk.counts()).containsExactly(2, 0, 1);
+			assertThat(model.toolResponsesRead()).hasSize(2);
+			assertThat(model.toolResponsesRead().get(1).responseData()).contains("\"replayed\":true")
+				.contains("\"id\":\"Q-2\"");
 			LedgerSchema.drop(dataSource, TABLE);
 			return desk.getClass().getName();
 		}
