@@ -253,15 +253,19 @@ public final class IdempotentToolRegistry implements ReconcileMethods, SmartInit
 
 	/** The type of an application bean that may hold tools, without creating it; {@code null} for any other. */
 	private static Class<?> applicationBeanType(ConfigurableListableBeanFactory beanFactory, String beanName) {
-		BeanDefinition definition = beanFactory.getMergedBeanDefinition(beanName);
-		if (definition.isAbstract() || definition.getRole() == BeanDefinition.ROLE_INFRASTRUCTURE) {
+		if (!mayHoldTools(beanFactory.getMergedBeanDefinition(beanName))) {
 			return null;
 		}
 		return beanFactory.getType(beanName, false);
 	}
 
+	/** Whether a bean of this definition is one whose tools are found: an application bean, not an abstract one. */
+	static boolean mayHoldTools(BeanDefinition definition) {
+		return !definition.isAbstract() && definition.getRole() != BeanDefinition.ROLE_INFRASTRUCTURE;
+	}
+
 	/** The {@link IdempotentTool} methods of a class. */
-	private static Set<Method> toolMethods(Class<?> type) {
+	static Set<Method> toolMethods(Class<?> type) {
 		return MethodIntrospector
 			.selectMethods(type, (MethodIntrospector.MetadataLookup<Boolean>) (method) -> AnnotatedElementUtils
 				.hasAnnotation(method, IdempotentTool.class) ? Boolean.TRUE : null)

@@ -26,7 +26,7 @@ import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
  */
 public final class LedgerSchema {
 
-	private static final String LOCATION = "io/idempotency/ledger/";
+	static final String LOCATION = "io/idempotency/ledger/";
 
 	private LedgerSchema() {
 	}

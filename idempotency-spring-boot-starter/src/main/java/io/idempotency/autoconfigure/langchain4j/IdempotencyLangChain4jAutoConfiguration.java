@@ -84,15 +84,42 @@ public class IdempotencyLangChain4jAutoConfiguration {
 				Object others = properties.get("toolProvider");
 				String othersName = (others instanceof RuntimeBeanReference reference) ? reference.getBeanName() : null;
 				String providerName = aiService + ".idempotentTools";
-				RootBeanDefinition provider = new RootBeanDefinition(ToolProvider.class, () -> IdempotentLangChain4jTools
-					.toolProvider((othersName != null) ? beanFactory.getBean(othersName, ToolProvider.class) : null,
-							idempotent.stream().map(beanFactory::getBean).toArray()));
-				provider.setAutowireCandidate(false);
-				provider.setRole(BeanDefinition.ROLE_INFRASTRUCTURE);
-				registry.registerBeanDefinition(providerName, provider);
+				if (!registry.containsBeanDefinition(providerName)) {
+					registry.registerBeanDefinition(providerName, toolProvider(idempotent, othersName));
+				}
 				properties.add("tools", kept);
 				properties.add("toolProvider", new RuntimeBeanReference(providerName));
 			}
+		}
+
+		/**
+		 * The definition of the AI service's tool provider: made by a factory method from bean references, so
+		 * that Spring AOT generates its code (a definition with an instance supplier cannot be processed ahead
+		 * of time). Where it was generated, this post-processor runs again at start-up and finds it there.
+		 */
+		private static RootBeanDefinition toolProvider(List<String> toolBeans, String othersName) {
+			RootBeanDefinition provider = new RootBeanDefinition(AiServiceTools.class);
+			provider.setFactoryMethodName((othersName != null) ? "toolProviderWith" : "toolProvider");
+			provider.setTargetType(ToolProvider.class);
+			List<Object> tools = new ManagedList<>();
+			toolBeans.forEach((name) -> tools.add(new RuntimeBeanReference(name)));
+			provider.getConstructorArgumentValues().addIndexedArgumentValue(0, tools);
+			if (othersName != null) {
+				provider.getConstructorArgumentValues().addIndexedArgumentValue(1, new RuntimeBeanReference(othersName));
+			}
+			provider.setAutowireCandidate(false);
+			provider.setRole(BeanDefinition.ROLE_INFRASTRUCTURE);
+			return provider;
+		}
+
+		/** The tool provider of an AI service's beans with idempotent tools. */
+		static ToolProvider toolProvider(List<Object> toolBeans) {
+			return IdempotentLangChain4jTools.toolProvider(null, toolBeans.toArray());
+		}
+
+		/** The tool provider of an AI service's beans with idempotent tools, and of the one it had. */
+		static ToolProvider toolProviderWith(List<Object> toolBeans, ToolProvider others) {
+			return IdempotentLangChain4jTools.toolProvider(others, toolBeans.toArray());
 		}
 
 		private static boolean hasIdempotentTools(ConfigurableListableBeanFactory beanFactory,

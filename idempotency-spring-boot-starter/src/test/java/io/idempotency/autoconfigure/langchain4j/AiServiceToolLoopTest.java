@@ -42,12 +42,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(classes = AiServiceToolLoopTest.Application.class,
 		properties = { "spring.main.banner-mode=off", "spring.datasource.url=jdbc:h2:mem:ai-service;DB_CLOSE_DELAY=-1" })
-class AiServiceToolLoopTest {
+public class AiServiceToolLoopTest {
 
 	private static final JsonMapper JSON = new JsonMapper();
 
+	/** Public, as LangChain4j's code generated ahead of time for it names it ({@link AiServiceAheadOfTimeTest}). */
 	@AiService
-	interface Assistant {
+	public interface Assistant {
 
 		String chat(String message);
 
