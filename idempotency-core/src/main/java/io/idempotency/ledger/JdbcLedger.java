@@ -78,6 +78,9 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 
 	private final ReplayCounter replays;
 
+	/** One flush of the replay counts at a time: a flush returns once those drained before it are written. */
+	private final java.util.concurrent.locks.ReentrantLock flushing = new java.util.concurrent.locks.ReentrantLock();
+
 	private final CallStatements statements;
 
 	private final AtomicLong lateSuccesses;
@@ -442,10 +445,21 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 
 	/**
 	 * Writes the replay counts held in memory to their rows, in one batch. Call it regularly (the starter
-	 * schedules it) and on shutdown.
+	 * schedules it) and on shutdown. It returns once every count recorded before it was called is written: a
+	 * flush running on another thread (the scheduled one) is waited for, so that statistics read next count it.
 	 * @return how many keys' counts were written
 	 */
 	public int flushReplayCounts() {
+		this.flushing.lock();
+		try {
+			return flushHeldReplayCounts();
+		}
+		finally {
+			this.flushing.unlock();
+		}
+	}
+
+	private int flushHeldReplayCounts() {
 		List<ReplayCounter.Pending> counts = this.replays.drain();
 		if (counts.isEmpty()) {
 			return 0;
