@@ -1,4 +1,4 @@
--- The sample's own data (quotes), and what the two external systems keep (tickets, sends).
+-- The sample's own data (quotes), and what the three external systems keep (tickets, sends, reservations).
 CREATE TABLE IF NOT EXISTS quotes (
 	id           BIGINT AUTO_INCREMENT PRIMARY KEY,
 	reference    VARCHAR(80)    NOT NULL UNIQUE,
@@ -18,4 +18,13 @@ CREATE TABLE IF NOT EXISTS ext_sent_quotes (
 	id              BIGINT AUTO_INCREMENT PRIMARY KEY,
 	idempotency_key VARCHAR(200) NOT NULL UNIQUE,
 	quote_id        BIGINT       NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ext_reservations (
+	id           BIGINT AUTO_INCREMENT PRIMARY KEY,
+	account_name VARCHAR(200) NOT NULL,
+	sku          VARCHAR(50)  NOT NULL,
+	quantity     INT          NOT NULL,
+	reference    VARCHAR(80),
+	created_at   DATETIME(6) NOT NULL,
+	INDEX ext_reservations_reference (reference)
 );

@@ -1,4 +1,4 @@
--- The sample's own data (quotes), and what the two external systems keep (tickets, sends).
+-- The sample's own data (quotes), and what the three external systems keep (tickets, sends, reservations).
 CREATE TABLE IF NOT EXISTS quotes (
 	id           BIGSERIAL PRIMARY KEY,
 	reference    VARCHAR(80)    NOT NULL UNIQUE,
@@ -19,3 +19,12 @@ CREATE TABLE IF NOT EXISTS ext_sent_quotes (
 	idempotency_key VARCHAR(200) NOT NULL UNIQUE,
 	quote_id        BIGINT       NOT NULL
 );
+CREATE TABLE IF NOT EXISTS ext_reservations (
+	id           BIGSERIAL PRIMARY KEY,
+	account_name VARCHAR(200) NOT NULL,
+	sku          VARCHAR(50)  NOT NULL,
+	quantity     INT          NOT NULL,
+	reference    VARCHAR(80),
+	created_at   TIMESTAMP NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ext_reservations_reference ON ext_reservations (reference);

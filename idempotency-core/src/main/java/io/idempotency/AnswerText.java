@@ -3,6 +3,7 @@ package io.idempotency;
 import java.util.List;
 import java.util.Optional;
 
+import io.idempotency.ledger.DatabaseErrors;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -68,12 +69,9 @@ public final class AnswerText {
 		if (call == null || !call.notExecuted()) {
 			return Optional.empty();
 		}
-		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+		for (Throwable cause : DatabaseErrors.causeChain(failure)) {
 			if (cause instanceof AnsweredCall answered && answered.answer() == call.answer()) {
 				return Optional.of(answer(answered.answer(), cause.getMessage()));
-			}
-			if (cause.getCause() == cause) {
-				break;
 			}
 		}
 		return Optional.empty();

@@ -42,6 +42,7 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -285,6 +286,49 @@ abstract class DatabaseFaultContractTests {
 		String reference = inRun("deadlock-4", () -> this.tools.placeOrder("widget"));
 		assertThat(reference).isEqualTo(key("place_order", "deadlock-4").externalReference("o"));
 		assertThat(effects(key("place_order", "deadlock-4"))).isEqualTo(1);
+		assertThat(this.tools.violations()).isEmpty();
+	}
+
+	@Test
+	void anOutcomeWhoseWriteLosesADeadlockIsWrittenAgainAndTheCallRunsOnce() {
+		// On Galera, an outcome written on one node while another node's commit touched the row fails its
+		// certification, reported as a deadlock; on one server, it can lose to a reconciler's or retention's locks.
+		this.faulty.deadlockOnce("SET status = ?, result");
+		String reference = inRun("outcome-deadlock-1", () -> this.tools.placeOrder("widget"));
+		IdempotencyKey key = key("place_order", "outcome-deadlock-1");
+		assertThat(reference).isEqualTo(key.externalReference("o"));
+		assertThat(this.ledger.find(key).orElseThrow().status()).isEqualTo(LedgerStatus.SUCCEEDED);
+		assertThat(inRun("outcome-deadlock-1", () -> this.tools.placeOrder("widget"))).isEqualTo(reference);
+		assertThat(effects(key)).isEqualTo(1);
+		assertThat(this.tools.violations()).isEmpty();
+	}
+
+	@Test
+	void aClaimWhoseCommitLosesADeadlockInsideACallersTransactionIsMadeAgainAndTheCallRunsOnce() {
+		// Inside the caller's transaction the claim commits in a transaction of the ledger's own; on Galera, its
+		// commit fails certification when another node's commit overtook it, reported as a deadlock.
+		TransactionTemplate callers = new TransactionTemplate(this.context.getBean(PlatformTransactionManager.class));
+		this.faulty.deadlockOnce("commit");
+		String reference = callers.execute((status) -> inRun("commit-deadlock", () -> this.tools.placeOrder("widget")));
+		IdempotencyKey key = key("place_order", "commit-deadlock");
+		assertThat(reference).isEqualTo(key.externalReference("o"));
+		assertThat(this.ledger.find(key).orElseThrow().status()).isEqualTo(LedgerStatus.SUCCEEDED);
+		String again = callers.execute((status) -> inRun("commit-deadlock", () -> this.tools.placeOrder("widget")));
+		assertThat(again).isEqualTo(reference);
+		assertThat(effects(key)).isEqualTo(1);
+		assertThat(this.tools.violations()).isEmpty();
+	}
+
+	@Test
+	void anOutcomeWhoseWriteLosesDeadlocksSeveralTimesInARowIsWrittenOnce() {
+		this.faulty.deadlock("SET status = ?, result", 5);
+		String reference = inRun("outcome-deadlock-5", () -> this.tools.placeOrder("widget"));
+		IdempotencyKey key = key("place_order", "outcome-deadlock-5");
+		assertThat(reference).isEqualTo(key.externalReference("o"));
+		LedgerEntry entry = this.ledger.find(key).orElseThrow();
+		assertThat(entry.status()).isEqualTo(LedgerStatus.SUCCEEDED);
+		assertThat(entry.result()).contains(reference);
+		assertThat(effects(key)).isEqualTo(1);
 		assertThat(this.tools.violations()).isEmpty();
 	}
 

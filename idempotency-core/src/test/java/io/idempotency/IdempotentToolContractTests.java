@@ -314,6 +314,35 @@ abstract class IdempotentToolContractTests {
 	}
 
 	@Test
+	void aCallInterruptedOrCancelledAfterItsEffectIsUnknownNotFailed() {
+		Run run = new Run("r1", "rep-1");
+		for (String failure : List.of("interrupted", "cancelled")) {
+			int attempts = this.tools.sendAttempts();
+			int quotes = this.tools.quotes();
+			try {
+				assertThatThrownBy(() -> RunContext.call(run, () -> {
+					this.tools.sendQuote("Henderson", failure);
+					return null;
+				})).as(failure).isInstanceOfAny(RuntimeException.class);
+			}
+			finally {
+				// The tool kept its interrupt for its caller: the test thread clears it.
+				Thread.interrupted();
+			}
+
+			var key = IdempotencyKeys.derive("send_quote", "{\"accountName\":\"Henderson\",\"failure\":\"" + failure + "\"}",
+					"r1");
+			assertThat(this.ledger.find(key).orElseThrow().status()).as(failure).isEqualTo(LedgerStatus.UNKNOWN);
+			assertThatExceptionOfType(ToolCallInProgressException.class).as(failure).isThrownBy(() -> RunContext.call(run, () -> {
+				this.tools.sendQuote("Henderson", failure);
+				return null;
+			}));
+			assertThat(this.tools.sendAttempts() - attempts).as(failure).isEqualTo(1);
+			assertThat(this.tools.quotes() - quotes).as(failure).isEqualTo(1);
+		}
+	}
+
+	@Test
 	void aRetryWithACorrectedWriteOnlyMemberRunsInsteadOfReplayingTheFailure() {
 		Run run = new Run("r1", "rep-1");
 		assertThatThrownBy(() -> RunContext.supply(run,

@@ -125,6 +125,17 @@ public class QuoteTools {
 			case "timeout" -> throw new SocketTimeoutException("Read timed out");
 			case "rejected" -> throw new IllegalArgumentException("rejected by the mail server");
 			case "ambiguous" -> throw new IllegalStateException("connection reset after send");
+			case "interrupted" -> {
+				// Sent, then interrupted while it waited for the server's answer: as careful code does, the
+				// interrupt is kept for the caller, and the wait's exception wrapped.
+				insert(accountName, "SENT", 0);
+				Thread.currentThread().interrupt();
+				throw new RuntimeException("interrupted while waiting for the mail server", new InterruptedException());
+			}
+			case "cancelled" -> {
+				insert(accountName, "SENT", 0);
+				throw new java.util.concurrent.CancellationException("the delivery report was cancelled");
+			}
 			default -> insert(accountName, "SENT", 0);
 		}
 	}

@@ -7,8 +7,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 
 import io.micrometer.observation.Observation;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One call whose body completes later, as an asynchronous tool's does: no thread waits for the body's stage
@@ -19,7 +19,7 @@ import org.apache.commons.logging.LogFactory;
  */
 final class AsyncCall {
 
-	private static final Log logger = LogFactory.getLog(AsyncCall.class);
+	private static final Logger logger = LoggerFactory.getLogger(AsyncCall.class);
 
 	private final Executor recording;
 

@@ -14,8 +14,8 @@ import io.idempotency.observation.IdempotentCallObservationContext;
 import io.idempotency.observation.IdempotentCallObservationConvention;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Observes each call, and tells how it was answered: to the call's observation context (which its convention
@@ -25,7 +25,7 @@ import org.apache.commons.logging.LogFactory;
  */
 final class CallReports {
 
-	private static final Log logger = LogFactory.getLog(CallReports.class);
+	private static final Logger logger = LoggerFactory.getLogger(CallReports.class);
 
 	private final List<IdempotentCallListener> listeners;
 
@@ -111,15 +111,24 @@ final class CallReports {
 				listener.onCall(call);
 			}
 			catch (RuntimeException ex) {
-				logger.warn("Idempotent call listener " + listener + " failed", ex);
+				logger.atWarn()
+					.setCause(ex)
+					.addKeyValue("idempotency.tool", call.tool())
+					.addKeyValue("idempotency.outcome", answer.kind())
+					.log("Idempotent call listener {} failed", listener);
 			}
 		}
 	}
 
 	/** Tells that a call was refused because its claim could not be recorded; the exception to throw. */
 	LedgerUnavailableException ledgerUnavailable(ToolDescriptor tool, ClaimRequest request, Exception cause) {
-		logger.warn("Tool '" + tool.name() + "' was not executed: its claim (key " + request.key() + ") could not be"
-				+ " recorded: " + cause);
+		logger.atWarn()
+			.addKeyValue("idempotency.tool", tool.name())
+			.addKeyValue("idempotency.key", request.key().value())
+			.addKeyValue("idempotency.run", request.runId())
+			.addKeyValue("idempotency.outcome", Answer.REFUSED_LEDGER_UNAVAILABLE.kind())
+			.log("Tool '{}' was not executed: its claim (key {}) could not be recorded: {}", tool.name(), request.key(),
+					String.valueOf(cause));
 		tell(tool, request, Answer.REFUSED_LEDGER_UNAVAILABLE);
 		return new LedgerUnavailableException(tool.name(), cause);
 	}

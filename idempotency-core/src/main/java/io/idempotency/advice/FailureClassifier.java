@@ -6,8 +6,10 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeoutException;
 
+import io.idempotency.ledger.DatabaseErrors;
 import io.idempotency.ledger.LedgerStatus;
 
 import org.springframework.util.ClassUtils;
@@ -15,7 +17,8 @@ import org.springframework.util.ReflectionUtils;
 
 /**
  * Tells, from the exception a tool threw, whether its effect may have happened ({@code unknown}: a
- * timeout, an I/O error, a lost connection, a gateway's 502, 503 or 504) or definitely did not
+ * timeout, an I/O error, a lost connection, a gateway's 502, 503 or 504, an interrupted or cancelled wait) or
+ * definitely did not
  * ({@code failed}).
  */
 final class FailureClassifier {
@@ -40,6 +43,9 @@ final class FailureClassifier {
 	 * which may have gone on and taken effect.
 	 */
 	static final Set<Integer> GATEWAY_STATUSES = Set.of(502, 503, 504);
+
+	private static final List<Class<? extends Throwable>> INTERRUPTED_OR_CANCELLED = List.of(InterruptedException.class,
+			CancellationException.class);
 
 	private final Set<String> unknown;
 
@@ -94,6 +100,11 @@ final class FailureClassifier {
 		if (causedBy(failure, tool.unknownOn())) {
 			return LedgerStatus.UNKNOWN;
 		}
+		// A wait that was interrupted or cancelled says nothing of the work it waited for, whatever failedOn
+		// names (CancellationException is an IllegalStateException), as an asynchronous call's cancellation.
+		if (causedBy(failure, INTERRUPTED_OR_CANCELLED)) {
+			return LedgerStatus.UNKNOWN;
+		}
 		for (Class<? extends Throwable> type : tool.failedOn()) {
 			if (type.isInstance(failure)) {
 				return LedgerStatus.FAILED;
@@ -102,7 +113,7 @@ final class FailureClassifier {
 		if (failure instanceof Error) {
 			return LedgerStatus.UNKNOWN;
 		}
-		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+		for (Throwable cause : DatabaseErrors.causeChain(failure)) {
 			for (Class<?> type = cause.getClass(); type != null; type = type.getSuperclass()) {
 				if (this.unknown.contains(type.getName())) {
 					return LedgerStatus.UNKNOWN;
@@ -143,7 +154,7 @@ final class FailureClassifier {
 	}
 
 	private static boolean causedBy(Throwable failure, List<Class<? extends Throwable>> types) {
-		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+		for (Throwable cause : DatabaseErrors.causeChain(failure)) {
 			for (Class<? extends Throwable> type : types) {
 				if (type.isInstance(cause)) {
 					return true;

@@ -32,8 +32,8 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.MethodClassKey;
@@ -51,7 +51,7 @@ import org.springframework.transaction.TransactionException;
  */
 final class IdempotentToolInterceptor implements MethodInterceptor {
 
-	private static final Log logger = LogFactory.getLog(IdempotentToolInterceptor.class);
+	private static final Logger logger = LoggerFactory.getLogger(IdempotentToolInterceptor.class);
 
 	private final CallLedger ledger;
 
@@ -186,15 +186,21 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 		Optional<Run> run = invocation.run(this.runs);
 		if (run.isEmpty()) {
 			if (this.missingRunPolicy == MissingRunPolicy.REFUSE) {
-				logger.warn("Tool '" + tool.name() + "' was called outside a run, so it was not executed: no runId in"
-						+ " its ToolContext or an MCP call's _meta, no run bound with RunContext, and no RunSource knew"
-						+ " one. Bind the run around the agent's work (RunContext.supply(new Run(runId, userId), ...)),"
-						+ " pass runId in the ToolContext, or have the MCP client send it in _meta");
+				logger.atWarn()
+					.addKeyValue("idempotency.tool", tool.name())
+					.addKeyValue("idempotency.outcome", Answer.REFUSED_WITHOUT_RUN.kind())
+					.log("Tool '{}' was called outside a run, so it was not executed: no runId in its ToolContext or an"
+							+ " MCP call's _meta, no run bound with RunContext, and no RunSource knew one. Bind the run"
+							+ " around the agent's work (RunContext.supply(new Run(runId, userId), ...)), pass runId in"
+							+ " the ToolContext, or have the MCP client send it in _meta", tool.name());
 				this.reports.tell(tool, null, Answer.REFUSED_WITHOUT_RUN);
 				throw new MissingRunException(tool.name());
 			}
 			this.reports.tell(tool, null, Answer.EXECUTED_WITHOUT_RUN);
-			logger.warn("Tool '" + tool.name() + "' called outside a run: executing it without deduplication");
+			logger.atWarn()
+				.addKeyValue("idempotency.tool", tool.name())
+				.addKeyValue("idempotency.outcome", Answer.EXECUTED_WITHOUT_RUN.kind())
+				.log("Tool '{}' called outside a run: executing it without deduplication", tool.name());
 			Object result = invocation.proceed();
 			return (async != null) ? new AsyncCall.Started(AsyncCall.stageOf(result, tool), null) : result;
 		}
@@ -309,9 +315,15 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			this.outcomes.recordFailure(ledger, tool, request, failure, outcome);
 			if (outcome == LedgerStatus.UNKNOWN) {
 				// Only the exception's class: its message may quote an argument, a secret among them.
-				logger.warn("Tool '" + tool.name() + "' ended with " + failure.getClass().getName() + ", after"
-						+ " which its effect may have happened: its outcome is unknown (key " + request.key()
-						+ "), and the reconciler will settle it");
+				logger.atWarn()
+					.addKeyValue("idempotency.tool", tool.name())
+					.addKeyValue("idempotency.key", request.key().value())
+					.addKeyValue("idempotency.run", request.runId())
+					.addKeyValue("idempotency.outcome", Answer.UNKNOWN.kind())
+					.addKeyValue("idempotency.error", failure.getClass().getName())
+					.log("Tool '{}' ended with {}, after which its effect may have happened: its outcome is unknown"
+							+ " (key {}), and the reconciler will settle it", tool.name(), failure.getClass().getName(),
+							request.key());
 			}
 		}
 		this.reports.tell(tool, request,

@@ -27,6 +27,7 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.MethodIntrospector;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
@@ -304,6 +305,16 @@ public final class IdempotentToolRegistry implements ReconcileMethods, SmartInit
 	 */
 	public Set<String> transactionalToolNames() {
 		return this.tools.transactional();
+	}
+
+	@Override
+	public Optional<ResolvableType> resultType(String tool) {
+		Tools known = this.tools;
+		ToolDescriptor described = this.annotated.get(tool);
+		if (described == null || !known.names().contains(tool)) {
+			described = known.functions().values().stream().filter((f) -> f.name().equals(tool)).findFirst().orElse(null);
+		}
+		return Optional.ofNullable(described).map(ToolDescriptor::dataType);
 	}
 
 	@Override

@@ -1,13 +1,15 @@
 package io.idempotency.advice;
 
+import java.util.Locale;
+
 import io.idempotency.ledger.ResultCodec;
 import io.idempotency.ToolResult;
 import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.ledger.DatabaseErrors;
 import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.LedgerStatus;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Records the outcome of a call that won its claim: succeeded with its result (or without it, where the
@@ -17,7 +19,7 @@ import org.apache.commons.logging.LogFactory;
  */
 final class Outcomes {
 
-	private static final Log logger = LogFactory.getLog(Outcomes.class);
+	private static final Logger logger = LoggerFactory.getLogger(Outcomes.class);
 
 	private final ResultCodec results;
 
@@ -40,8 +42,12 @@ final class Outcomes {
 		try {
 			if (notStored != null) {
 				// Never a stored null that a replay would pass off as the result: the row says it is missing.
-				logger.warn("The result of tool '" + tool.name() + "' (key " + request.key() + ") is not stored: "
-						+ notStored + ". A repeat is told the action was done, without its result");
+				logger.atWarn()
+					.addKeyValue("idempotency.tool", tool.name())
+					.addKeyValue("idempotency.key", request.key().value())
+					.addKeyValue("idempotency.run", request.runId())
+					.log("The result of tool '{}' (key {}) is not stored: {}. A repeat is told the action was done,"
+							+ " without its result", tool.name(), request.key(), notStored);
 				ledger.recordSucceededWithoutResult(request.key(), "The result is not stored: " + notStored);
 			}
 			else {
@@ -56,8 +62,14 @@ final class Outcomes {
 				return;
 			}
 			// The effect happened; the row stays attempting and the reconciler settles it.
-			logger.error("Tool '" + tool.name() + "' succeeded, but its outcome could not be recorded (key "
-					+ request.key() + "); the reconciler will settle it", ex);
+			logger.atError()
+				.setCause(ex)
+				.addKeyValue("idempotency.tool", tool.name())
+				.addKeyValue("idempotency.key", request.key().value())
+				.addKeyValue("idempotency.run", request.runId())
+				.addKeyValue("idempotency.status", "succeeded")
+				.log("Tool '{}' succeeded, but its outcome could not be recorded (key {}); the reconciler will settle"
+						+ " it", tool.name(), request.key());
 		}
 	}
 
@@ -73,8 +85,12 @@ final class Outcomes {
 			if (!ledger.recordSucceededWithoutResult(request.key(), reason)) {
 				return false;
 			}
-			logger.warn("The result of tool '" + tool.name() + "' (key " + request.key() + ") could not be stored, so"
-					+ " the call is recorded as done without it: " + refused.getClass().getName());
+			logger.atWarn()
+				.addKeyValue("idempotency.tool", tool.name())
+				.addKeyValue("idempotency.key", request.key().value())
+				.addKeyValue("idempotency.run", request.runId())
+				.log("The result of tool '{}' (key {}) could not be stored, so the call is recorded as done without"
+						+ " it: {}", tool.name(), request.key(), refused.getClass().getName());
 			return true;
 		}
 		catch (RuntimeException ex) {
@@ -98,8 +114,14 @@ final class Outcomes {
 		}
 		catch (RuntimeException ex) {
 			failure.addSuppressed(ex);
-			logger.error("Tool '" + tool.name() + "' failed, and its outcome could not be recorded (key "
-					+ request.key() + "); the reconciler will settle it", ex);
+			logger.atError()
+				.setCause(ex)
+				.addKeyValue("idempotency.tool", tool.name())
+				.addKeyValue("idempotency.key", request.key().value())
+				.addKeyValue("idempotency.run", request.runId())
+				.addKeyValue("idempotency.status", outcome.name().toLowerCase(Locale.ROOT))
+				.log("Tool '{}' failed, and its outcome could not be recorded (key {}); the reconciler will settle it",
+						tool.name(), request.key());
 		}
 	}
 

@@ -16,8 +16,8 @@ import io.idempotency.ledger.Claim;
 import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.ledger.LedgerEntry;
 import io.idempotency.ledger.ResultCodec;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Answers a call that lost its claim, from the row it lost to: the stored result (a replay), or a refusal
@@ -27,7 +27,7 @@ import org.apache.commons.logging.LogFactory;
  */
 final class Repeats {
 
-	private static final Log logger = LogFactory.getLog(Repeats.class);
+	private static final Logger logger = LoggerFactory.getLogger(Repeats.class);
 
 	private final ResultCodec results;
 
@@ -93,8 +93,13 @@ final class Repeats {
 		}
 		catch (ResultCodec.UnreadableResultException ex) {
 			// The result type changed since the row was written: done, not done again, and never a guess.
-			logger.warn("The stored result of tool '" + tool.name() + "' (key " + request.key() + ") cannot be read"
-					+ " back: " + ex.getMessage() + ". A repeat is told the action was done, without its result");
+			logger.atWarn()
+				.addKeyValue("idempotency.tool", tool.name())
+				.addKeyValue("idempotency.key", request.key().value())
+				.addKeyValue("idempotency.run", request.runId())
+				.addKeyValue("idempotency.outcome", Answer.REPLAYED_WITHOUT_RESULT.kind())
+				.log("The stored result of tool '{}' (key {}) cannot be read back: {}. A repeat is told the action was"
+						+ " done, without its result", tool.name(), request.key(), ex.getMessage());
 			return withoutResult(tool, request, ex);
 		}
 		if (different.isEmpty()) {
@@ -123,8 +128,12 @@ final class Repeats {
 			return tool.keyArguments().differentDetails(earlier.get().arguments(), later);
 		}
 		catch (RuntimeException ex) {
-			logger.warn("The arguments of the earlier call of tool '" + tool.name() + "' (key " + request.key() + ")"
-					+ " could not be compared with its repeat's; it is answered as a replay: " + ex);
+			logger.atWarn()
+				.addKeyValue("idempotency.tool", tool.name())
+				.addKeyValue("idempotency.key", request.key().value())
+				.addKeyValue("idempotency.run", request.runId())
+				.log("The arguments of the earlier call of tool '{}' (key {}) could not be compared with its repeat's;"
+						+ " it is answered as a replay: {}", tool.name(), request.key(), String.valueOf(ex));
 			return List.of();
 		}
 	}

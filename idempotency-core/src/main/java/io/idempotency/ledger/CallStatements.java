@@ -1,6 +1,9 @@
 package io.idempotency.ledger;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.Statement;
 import java.sql.Types;
 import java.util.Arrays;
 import java.util.Objects;
@@ -8,10 +11,11 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.idempotency.key.IdempotencyKey;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.ArgumentTypePreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -23,12 +27,15 @@ import org.springframework.jdbc.core.JdbcTemplate;
 final class CallStatements {
 
 	/** Under the ledger's category: operators know its late completions and refusals by it. */
-	private static final Log logger = LogFactory.getLog(JdbcLedger.class);
+	private static final Logger logger = LoggerFactory.getLogger(JdbcLedger.class);
 
-	/** Status, result, error, and the key or row id: every null typed, so no driver asks the server what it is. */
-	private static final int[] OUTCOME_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.VARCHAR };
+	/** Status, result, error, and the row id: every null typed, so no driver asks the server what it is. */
+	private static final int[] OUTCOME_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.BIGINT };
 
-	private static final int[] OVERTURN_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR };
+	/** Status, result, error, and the key. */
+	private static final int[] OUTCOME_BY_KEY_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.VARCHAR };
+
+	private static final int[] OVERTURN_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.BIGINT };
 
 	private final JdbcTemplate jdbc;
 
@@ -52,11 +59,15 @@ final class CallStatements {
 		Arrays.fill(this.claimTypes, Types.VARCHAR);
 	}
 
-	Claim claimOnce(ClaimRequest request, String storedArguments) {
+	/**
+	 * Claims a key once: the claim, and the id of the row it won ({@code 0} when it lost), which the writes of
+	 * that row are made by.
+	 */
+	Claimed claimOnce(ClaimRequest request, String storedArguments) {
 		// A row can vanish between the losing insert and the read (purged, or rolled back by its owner's
 		// transaction); then the key is free again and the claim is tried anew.
 		for (int attempt = 0; attempt < 3; attempt++) {
-			Optional<Claim> claim = this.dialect.writesReturnRows() ? claimAndRead(request, storedArguments)
+			Optional<Claimed> claim = this.dialect.writesReturnRows() ? claimAndRead(request, storedArguments)
 					: claimThenRead(request, storedArguments);
 			if (claim.isPresent()) {
 				return claim.get();
@@ -66,34 +77,36 @@ final class CallStatements {
 	}
 
 	/** One statement that inserts the claim or reads the row it loses to. */
-	private Optional<Claim> claimAndRead(ClaimRequest request, String storedArguments) {
+	private Optional<Claimed> claimAndRead(ClaimRequest request, String storedArguments) {
 		Object[] values = this.dialect.claimValues(request, storedArguments);
-		Optional<Claim> claim = this.jdbc.query(this.sql.claim, values, this.claimTypes,
+		Optional<Claimed> claim = this.jdbc.query(this.sql.claim, values, this.claimTypes,
 				(ResultSet row) -> {
 					row.next();
 					// Columns by position: won_id, then the answer columns.
-					row.getLong(1);
+					long wonId = row.getLong(1);
 					if (!row.wasNull()) {
-						return Optional.of(new Claim.Won(request.key()));
+						return Optional.of(Claimed.won(request.key(), wonId));
 					}
 					row.getLong(2);
-					return row.wasNull() ? Optional.<Claim>empty()
-							: Optional.of(answerFrom(this.rows.answerEntry(row, 2, request, storedArguments), request));
+					return row.wasNull() ? Optional.<Claimed>empty()
+							: Optional.of(Claimed.lost(answerFrom(this.rows.answerEntry(row, 2, request, storedArguments),
+									request)));
 				});
 		if (claim.isPresent()) {
 			return claim;
 		}
 		// The read found no row, yet the insert lost: a concurrent claim committed after this statement's
 		// snapshot was taken, and the insert, which sees it, stood back. Read it in a statement of its own.
-		return findClaimed(request, storedArguments);
+		return findClaimed(request, storedArguments).map(Claimed::lost);
 	}
 
 	/** An insert that inserts nothing, or fails on the unique key, when it loses, and a read when it has lost. */
-	private Optional<Claim> claimThenRead(ClaimRequest request, String storedArguments) {
-		if (insert(request, storedArguments)) {
-			return Optional.of(new Claim.Won(request.key()));
+	private Optional<Claimed> claimThenRead(ClaimRequest request, String storedArguments) {
+		long wonId = insert(request, storedArguments);
+		if (wonId != 0) {
+			return Optional.of(Claimed.won(request.key(), wonId));
 		}
-		return findClaimed(request, storedArguments);
+		return findClaimed(request, storedArguments).map(Claimed::lost);
 	}
 
 	Optional<Claim> findClaimed(ClaimRequest request, String storedArguments) {
@@ -101,21 +114,44 @@ final class CallStatements {
 				request.key().value()).stream().findFirst().map((entry) -> answerFrom(entry, request));
 	}
 
-	private boolean insert(ClaimRequest request, String storedArguments) {
+	/**
+	 * The id of the row the insert wrote, or {@code 0} when it lost. The id comes back with the insert's own
+	 * answer (MariaDB's and MySQL's OK packet carries it; H2 returns it with the update count): no statement
+	 * of its own.
+	 */
+	private long insert(ClaimRequest request, String storedArguments) {
 		Object[] values = this.dialect.claimValues(request, storedArguments);
 		try {
-			return this.jdbc.update(this.sql.claim, values, this.claimTypes) == 1;
+			return this.jdbc.execute((Connection connection) -> connection.prepareStatement(this.sql.claim,
+					Statement.RETURN_GENERATED_KEYS), (PreparedStatement statement) -> {
+						new ArgumentTypePreparedStatementSetter(values, this.claimTypes).setValues(statement);
+						if (statement.executeUpdate() != 1) {
+							return 0L;
+						}
+						try (ResultSet keys = statement.getGeneratedKeys()) {
+							if (!keys.next()) {
+								throw new IllegalStateException("The claim of " + request.key()
+										+ " inserted its row, but the database did not say the row's id");
+							}
+							return keys.getLong(1);
+						}
+					});
 		}
 		catch (DuplicateKeyException lost) {
-			return false;
+			return 0;
 		}
 	}
 
 	Claim answerFrom(LedgerEntry existing, ClaimRequest request) {
 		if (!Objects.equals(existing.userId(), request.userId())) {
-			logger.warn("A call of tool '" + request.tool() + "' in run '" + request.runId() + "' lost its claim on key "
-					+ request.key() + " to a row of another user; refusing it without revealing that row. Two users"
-					+ " sharing a run id is a bug in the application or an attack.");
+			logger.atWarn()
+				.addKeyValue("idempotency.tool", request.tool())
+				.addKeyValue("idempotency.key", request.key().value())
+				.addKeyValue("idempotency.run", request.runId())
+				.addKeyValue("idempotency.outcome", "refused_conflict")
+				.log("A call of tool '{}' in run '{}' lost its claim on key {} to a row of another user; refusing it"
+						+ " without revealing that row. Two users sharing a run id is a bug in the application or an"
+						+ " attack.", request.tool(), request.runId(), request.key());
 			return new Claim.HeldByAnotherUser(request.key());
 		}
 		return switch (existing.status()) {
@@ -125,16 +161,27 @@ final class CallStatements {
 		};
 	}
 
-	/** Writes the outcome of a call whose row is still attempting; how many rows it wrote (0 or 1). */
-	int writeOutcome(IdempotencyKey key, LedgerStatus outcome, String resultJson, String error) {
+	/**
+	 * Writes the outcome of a call whose row is still attempting; how many rows it wrote (0 or 1).
+	 * @param rowId the id of the row the call's claim won, or {@code null} where it is not known here: then the
+	 * row is found by its key
+	 */
+	int writeOutcome(IdempotencyKey key, Long rowId, LedgerStatus outcome, String resultJson, String error) {
+		if (rowId == null) {
+			return this.jdbc.update(this.sql.recordOutcomeByKey, new Object[] { outcome.columnValue(), resultJson,
+					LedgerRows.truncate(error), key.value() }, OUTCOME_BY_KEY_TYPES);
+		}
 		return this.jdbc.update(this.sql.recordOutcome,
-				new Object[] { outcome.columnValue(), resultJson, LedgerRows.truncate(error), key.value() }, OUTCOME_TYPES);
+				new Object[] { outcome.columnValue(), resultJson, LedgerRows.truncate(error), rowId }, OUTCOME_TYPES);
 	}
 
-	/** Writes a success over a failure that a reconciler recorded while the call still ran (0 or 1 rows). */
-	int overturnFailure(IdempotencyKey key, String resultJson, String reason) {
+	/**
+	 * Writes a success over a failure that a reconciler recorded, while the call still ran, on the row its claim
+	 * won (0 or 1 rows).
+	 */
+	int overturnFailure(long rowId, String resultJson, String reason) {
 		return this.jdbc.update(this.sql.overturnFailure,
-				new Object[] { resultJson, LedgerRows.truncate(reason), key.value() }, OVERTURN_TYPES);
+				new Object[] { resultJson, LedgerRows.truncate(reason), rowId }, OVERTURN_TYPES);
 	}
 
 	/** The row of a key, if there is one. */
@@ -146,12 +193,31 @@ final class CallStatements {
 	void lateCompletion(IdempotencyKey key, LedgerStatus outcome) {
 		this.lateCompletions.incrementAndGet();
 		String found = find(key).map((entry) -> "is already " + entry.status().columnValue()).orElse("no longer exists");
-		logger.warn("Late completion of key " + key + ": the call ended " + outcome.columnValue()
-				+ ", but its ledger row " + found + "; the row is left as it is");
+		logger.atWarn()
+			.addKeyValue("idempotency.key", key.value())
+			.addKeyValue("idempotency.status", outcome.columnValue())
+			.log("Late completion of key {}: the call ended {}, but its ledger row {}; the row is left as it is", key,
+					outcome.columnValue(), found);
 	}
 
 	long lateCompletions() {
 		return this.lateCompletions.get();
+	}
+
+	/**
+	 * A claim, and the id of the row it won.
+	 * @param wonId the id of the row a {@link Claim.Won} inserted; {@code 0} for any other claim
+	 */
+	record Claimed(Claim claim, long wonId) {
+
+		static Claimed won(IdempotencyKey key, long wonId) {
+			return new Claimed(new Claim.Won(key), wonId);
+		}
+
+		static Claimed lost(Claim claim) {
+			return new Claimed(claim, 0);
+		}
+
 	}
 
 }

@@ -1,7 +1,9 @@
 package io.idempotency.ledger;
 
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.idempotency.key.IdempotencyKey;
 
@@ -11,7 +13,8 @@ import io.idempotency.key.IdempotencyKey;
  * it commits with its outcome, so no heartbeat is kept for it, and a failure it did not write cannot be
  * overturned. A claim that loses a lock conflict is not made again: the whole transaction is gone, and that
  * is the caller's to retry. Replay counts, successes kept in memory and late completions are shared
- * with the {@link JdbcLedger} it comes from.
+ * with the {@link JdbcLedger} it comes from. An outcome is written to the row its claim here won, by the row's
+ * id; one of a call claimed elsewhere, by its key.
  */
 final class CallersTransactionLedger implements CallLedger {
 
@@ -22,6 +25,9 @@ final class CallersTransactionLedger implements CallLedger {
 	private final SettledOutcomes settled;
 
 	private final ReplayCounter replays;
+
+	/** The ids of the rows that claims made here won, by key, until their outcome is written. */
+	private final Map<IdempotencyKey, Long> won = new ConcurrentHashMap<>();
 
 	CallersTransactionLedger(CallStatements statements, Redaction redaction, SettledOutcomes settled,
 			ReplayCounter replays) {
@@ -40,7 +46,11 @@ final class CallersTransactionLedger implements CallLedger {
 		}
 		// A row read here may be this transaction's own, and may yet roll back: none is kept.
 		String storedArguments = this.redaction.redact(request.arguments(), request.sensitiveNames());
-		return this.replays.counted(this.statements.claimOnce(request, storedArguments));
+		CallStatements.Claimed claimed = this.statements.claimOnce(request, storedArguments);
+		if (claimed.claim() instanceof Claim.Won) {
+			this.won.put(request.key(), claimed.wonId());
+		}
+		return this.replays.counted(claimed.claim());
 	}
 
 	@Override
@@ -79,7 +89,7 @@ final class CallersTransactionLedger implements CallLedger {
 	}
 
 	private boolean record(IdempotencyKey key, LedgerStatus outcome, String resultJson, String error) {
-		if (this.statements.writeOutcome(key, outcome, resultJson, error) == 1) {
+		if (this.statements.writeOutcome(key, this.won.remove(key), outcome, resultJson, error) == 1) {
 			return true;
 		}
 		this.statements.lateCompletion(key, outcome);

@@ -1,6 +1,10 @@
 package io.idempotency.ledger;
 
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Set;
 
 import org.springframework.dao.CannotAcquireLockException;
@@ -55,7 +59,7 @@ public final class DatabaseErrors {
 	 * connection or an unavailable database is not.
 	 */
 	public static boolean isRefusedData(Throwable failure) {
-		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+		for (Throwable cause : causeChain(failure)) {
 			if (PACKET_TOO_LARGE.contains(cause.getClass().getName())) {
 				return true;
 			}
@@ -76,7 +80,7 @@ public final class DatabaseErrors {
 	 * concurrency; PostgreSQL does above READ COMMITTED.
 	 */
 	public static boolean isSerializationFailure(Throwable failure) {
-		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+		for (Throwable cause : causeChain(failure)) {
 			if (cause instanceof SQLException sql && isSerializationFailure(sql)) {
 				return true;
 			}
@@ -91,7 +95,7 @@ public final class DatabaseErrors {
 
 	/** Whether the failure, or one of its causes, is a lock wait that timed out: the lock's holder still runs. */
 	public static boolean isLockWaitTimeout(Throwable failure) {
-		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+		for (Throwable cause : causeChain(failure)) {
 			if (cause instanceof SQLException sql && isLockWaitTimeout(sql)) {
 				return true;
 			}
@@ -101,6 +105,19 @@ public final class DatabaseErrors {
 
 	private static boolean isLockWaitTimeout(SQLException ex) {
 		return LOCK_WAIT_TIMEOUT_CODES.contains(ex.getErrorCode()) || LOCK_NOT_AVAILABLE.equals(ex.getSQLState());
+	}
+
+	/**
+	 * Whether the failure, or one of its causes, is a deadlock: the database rolled this transaction back to let
+	 * another one through (on Galera, also a transaction whose certification failed at commit).
+	 */
+	static boolean isDeadlock(Throwable failure) {
+		for (Throwable cause : causeChain(failure)) {
+			if (cause instanceof SQLException sql && isDeadlock(sql)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private static boolean isDeadlock(SQLException ex) {
@@ -115,7 +132,7 @@ public final class DatabaseErrors {
 	 */
 	static SQLExceptionTranslator translator(SQLExceptionTranslator fallback) {
 		return (task, sql, ex) -> {
-			for (Throwable cause = ex; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			for (Throwable cause : causeChain(ex)) {
 				if (cause instanceof SQLException found) {
 					if (isLockWaitTimeout(found)) {
 						return new CannotAcquireLockException(task + "; lock wait timeout [" + found.getMessage() + "]", ex);
@@ -131,6 +148,19 @@ public final class DatabaseErrors {
 			}
 			return fallback.translate(task, sql, ex);
 		};
+	}
+
+	/**
+	 * A failure and its causes, outermost first, each once: a chain that loops (A caused by B caused by A, which
+	 * {@code initCause} allows) ends where it would repeat.
+	 */
+	public static List<Throwable> causeChain(Throwable failure) {
+		List<Throwable> chain = new ArrayList<>();
+		Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+		for (Throwable cause = failure; cause != null && seen.add(cause); cause = cause.getCause()) {
+			chain.add(cause);
+		}
+		return chain;
 	}
 
 }

@@ -7,8 +7,8 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
@@ -23,7 +23,7 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
  */
 final class HeartbeatConnection implements AutoCloseable {
 
-	private static final Log logger = LogFactory.getLog(HeartbeatConnection.class);
+	private static final Logger logger = LoggerFactory.getLogger(HeartbeatConnection.class);
 
 	private final DataSource dataSource;
 
@@ -41,10 +41,10 @@ final class HeartbeatConnection implements AutoCloseable {
 	}
 
 	/**
-	 * Runs one update with string parameters on the held connection; how many rows it changed. A held
+	 * Runs one update with row ids as its parameters on the held connection; how many rows it changed. A held
 	 * connection that fails is replaced once, at once; {@code 0} once closed.
 	 */
-	synchronized int update(String sql, List<String> parameters) {
+	synchronized int update(String sql, List<Long> parameters) {
 		if (this.closed) {
 			return 0;
 		}
@@ -67,10 +67,10 @@ final class HeartbeatConnection implements AutoCloseable {
 		}
 	}
 
-	private int execute(String sql, List<String> parameters) throws SQLException {
+	private int execute(String sql, List<Long> parameters) throws SQLException {
 		try (PreparedStatement statement = held().prepareStatement(sql)) {
 			for (int i = 0; i < parameters.size(); i++) {
-				statement.setString(i + 1, parameters.get(i));
+				statement.setLong(i + 1, parameters.get(i));
 			}
 			return statement.executeUpdate();
 		}

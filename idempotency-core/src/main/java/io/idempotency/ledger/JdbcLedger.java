@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 
 import io.idempotency.key.IdempotencyKey;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -36,15 +36,16 @@ import org.springframework.transaction.PlatformTransactionManager;
  * <p>Thread-safe. {@link #close()} flushes the replay counts that are still in memory.
  *
  * <p>It is the one ledger object an application declares, so every operation is here with its contract:
- * the call path ({@link CallLedger}), the reconciler's queue ({@link ReconcileQueue}), housekeeping (heartbeat,
- * retention, replay counts) and operators' queries. Each job is carried out by a package-private class of its
- * own ({@code CallStatements}, {@code CallersTransactionLedger}, {@code Leases}, {@code LedgerQueries},
+ * the call path ({@link CallLedger}), the reconciler's queue ({@link ReconcileQueue}), settlement by hand
+ * ({@link SettlementQueue}), housekeeping (heartbeat, retention, replay counts) and operators' queries. Each job
+ * is carried out by a package-private class of its own ({@code CallStatements}, {@code CallersTransactionLedger},
+ * {@code Leases}, {@code SettlementStatements}, {@code LedgerQueries},
  * {@code HeartbeatConnection}, {@code OwnTransactions}); what this class keeps is the claim on its own
  * connection, with its retries, and the rule for an outcome that arrives late.
  */
-public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseable {
+public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQueue, AutoCloseable {
 
-	private static final Log logger = LogFactory.getLog(JdbcLedger.class);
+	private static final Logger logger = LoggerFactory.getLogger(JdbcLedger.class);
 
 	/** The longest error text stored; longer ones are cut. */
 	public static final int MAX_ERROR_LENGTH = 4000;
@@ -87,10 +88,15 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 
 	private final HeartbeatConnection heartbeatConnection;
 
-	/** Keys of calls claimed here whose outcome is not yet recorded: this instance is executing them. */
-	private final Set<IdempotencyKey> inFlight;
+	/**
+	 * Calls claimed here whose outcome is not yet recorded, by key, with the id of the row each claim won: this
+	 * instance is executing them, and writes their rows by id.
+	 */
+	private final Map<IdempotencyKey, Long> inFlight;
 
 	private final SettledOutcomes settled;
+
+	private final SettlementStatements settlements;
 
 	/**
 	 * A ledger on the table {@code tool_audit} that redacts the {@linkplain Redaction#defaults() default
@@ -127,9 +133,9 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 		this.redaction = Objects.requireNonNull(redaction, "redaction");
 		this.dataSource = dataSource;
 		this.dialect = dialectOf(dataSource);
-		this.sql = new LedgerStatements(this.dialect, this.table);
 		this.jdbc = new JdbcTemplate(dataSource);
 		this.jdbc.setExceptionTranslator(DatabaseErrors.translator(this.jdbc.getExceptionTranslator()));
+		this.sql = new LedgerStatements(this.dialect, this.table, Galera.detect(this.dialect, this.jdbc));
 		this.transactions = new OwnTransactions(dataSource, this.jdbc);
 		this.rows = new LedgerRows(this.dialect);
 		this.queue = new Leases(this.jdbc, this.sql, this.dialect, this.rows, this.transactions);
@@ -138,7 +144,8 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 		this.statements = new CallStatements(this.jdbc, this.sql, this.dialect, this.rows);
 		this.lateSuccesses = new AtomicLong();
 		this.heartbeatConnection = new HeartbeatConnection(dataSource, this.jdbc.getExceptionTranslator());
-		this.inFlight = ConcurrentHashMap.newKeySet();
+		this.inFlight = new ConcurrentHashMap<>();
+		this.settlements = new SettlementStatements(this.jdbc, this.dialect, this.table, this.rows, this.transactions);
 	}
 
 	/**
@@ -201,10 +208,11 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 			return this.replays.counted(this.statements.answerFrom(kept, request));
 		}
 		String storedArguments = this.redaction.redact(request.arguments(), request.sensitiveNames());
-		Claim claim = claimCommitted(request, storedArguments);
+		CallStatements.Claimed claimed = claimCommitted(request, storedArguments);
+		Claim claim = claimed.claim();
 		if (claim instanceof Claim.Won) {
 			// Claimed and committed: until its outcome is recorded, this instance beats for it.
-			this.inFlight.add(request.key());
+			this.inFlight.put(request.key(), claimed.wonId());
 		}
 		else if (claim instanceof Claim.Replay replay) {
 			// Read on a connection of the ledger's own, so committed: a success is final and may be kept. A row
@@ -222,7 +230,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 	 * Where there is none, the claim is made again, a few times, each after a short random pause that lets the
 	 * transaction it lost to finish: made again at once, it lost to the same one again.
 	 */
-	private Claim claimCommitted(ClaimRequest request, String storedArguments) {
+	private CallStatements.Claimed claimCommitted(ClaimRequest request, String storedArguments) {
 		for (int attempt = 1;; attempt++) {
 			try {
 				return this.transactions.committed(() -> this.statements.claimOnce(request, storedArguments));
@@ -231,7 +239,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 				Optional<Claim> lostTo = this.transactions.committed(() -> this.statements.findClaimed(request,
 						storedArguments));
 				if (lostTo.isPresent()) {
-					return lostTo.get();
+					return CallStatements.Claimed.lost(lostTo.get());
 				}
 				// A lock wait that timed out waited long already, on a holder that still runs: no second wait. A
 				// serialization failure was made again already, as all of the ledger's work is.
@@ -239,7 +247,11 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 						|| DatabaseErrors.isSerializationFailure(ex)) {
 					throw ex;
 				}
-				logger.debug("The claim of " + request.key() + " lost a lock conflict and is made again: " + ex);
+				logger.atDebug()
+					.addKeyValue("idempotency.tool", request.tool())
+					.addKeyValue("idempotency.key", request.key().value())
+					.addKeyValue("idempotency.run", request.runId())
+					.log("The claim of {} lost a lock conflict and is made again: {}", request.key(), String.valueOf(ex));
 				RetryPause.before(attempt, ex);
 			}
 		}
@@ -295,20 +307,26 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 
 	private boolean recordOutcome(IdempotencyKey key, LedgerStatus outcome, String resultJson, String error) {
 		int updated;
-		// A call that claimed here and has recorded nothing yet still holds its claim.
-		boolean holdsClaim = this.inFlight.contains(key);
+		// A call that claimed here and has recorded nothing yet still holds its claim, on the row of this id. A
+		// call claimed through another ledger object is written by its key.
+		Long rowId = this.inFlight.get(key);
 		try {
-			updated = this.transactions.committed(() -> this.statements.writeOutcome(key, outcome, resultJson, error));
-			if (updated == 0 && outcome == LedgerStatus.SUCCEEDED && holdsClaim) {
+			// A write that loses a deadlock (on Galera, fails certification) is made again.
+			updated = this.transactions.committedAgainAfterDeadlocks(
+					() -> this.statements.writeOutcome(key, rowId, outcome, resultJson, error));
+			if (updated == 0 && outcome == LedgerStatus.SUCCEEDED && rowId != null) {
 				// Only a reconciler (or a person) can have settled a row whose claim this call holds: a failure
 				// it wrote meant that no effect was found while the call still ran. The effect is here.
-				int overturned = this.transactions.committed(() -> this.statements.overturnFailure(key, resultJson,
-						error));
+				int overturned = this.transactions.committedAgainAfterDeadlocks(
+						() -> this.statements.overturnFailure(rowId, resultJson, error));
 				if (overturned == 1) {
 					// No instance kept the failure: only successes are kept, so every repeat reads this one.
 					this.lateSuccesses.incrementAndGet();
-					logger.warn("Late success of key " + key + ": its ledger row had been resolved failed while the call"
-							+ " still ran (no effect was found then); the success is recorded over it");
+					logger.atWarn()
+						.addKeyValue("idempotency.key", key.value())
+						.addKeyValue("idempotency.status", LedgerStatus.SUCCEEDED.columnValue())
+						.log("Late success of key {}: its ledger row had been resolved failed while the call still ran"
+								+ " (no effect was found then); the success is recorded over it", key);
 					return true;
 				}
 			}
@@ -335,13 +353,10 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 	public int heartbeat() {
 		// The first beat takes the heartbeat's own connection, before the calls it protects can exhaust the pool.
 		this.heartbeatConnection.reserve();
-		List<IdempotencyKey> keys = new ArrayList<>(this.inFlight);
+		List<Long> rows = new ArrayList<>(this.inFlight.values());
 		int marked = 0;
-		for (int from = 0; from < keys.size(); from += HEARTBEAT_BATCH) {
-			List<String> batch = keys.subList(from, Math.min(keys.size(), from + HEARTBEAT_BATCH))
-				.stream()
-				.map(IdempotencyKey::value)
-				.toList();
+		for (int from = 0; from < rows.size(); from += HEARTBEAT_BATCH) {
+			List<Long> batch = rows.subList(from, Math.min(rows.size(), from + HEARTBEAT_BATCH));
 			marked += this.heartbeatConnection.update(this.sql.heartbeat(batch.size()), batch);
 		}
 		return marked;
@@ -410,7 +425,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 	}
 
 	/**
-	 * Deletes settled rows (succeeded or failed) started longer ago than the retention, in batches of
+	 * Deletes settled rows (succeeded or failed) settled longer ago than the retention, in batches of
 	 * bounded size, each in its own transaction. Unsettled rows are never deleted.
 	 * @return how many rows were deleted
 	 */
@@ -422,7 +437,8 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 		long total = 0;
 		int deleted;
 		do {
-			deleted = this.transactions.committed(() -> this.jdbc.update(this.sql.purgeSettled, LedgerRows.micros(retention), batchSize));
+			deleted = this.transactions.committed(() -> this.jdbc.update(this.sql.purgeSettled, LedgerRows.micros(retention),
+					LedgerRows.micros(retention), batchSize));
 			total += deleted;
 		}
 		while (deleted == batchSize);
@@ -514,6 +530,39 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 	}
 
 	/**
+	 * Unsettled rows as an operator reads them, in the order of their ids: all of them, or those that wait
+	 * for a human. {@code io.idempotency.reconcile.Settlements} pages through them.
+	 */
+	@Override
+	public List<CallRecord> unsettled(String tool, Duration olderThan, int awaitingHumanAfter, long afterId,
+			int limit) {
+		return this.settlements.unsettled(tool, olderThan, awaitingHumanAfter, afterId, limit);
+	}
+
+	/** The row of a key as an operator reads it: with its age, its lease and its last settlement by hand. */
+	@Override
+	public Optional<CallRecord> record(IdempotencyKey key) {
+		return this.settlements.record(key);
+	}
+
+	/**
+	 * Settles a row that waits for a human, by hand; {@code io.idempotency.reconcile.Settlements} checks what
+	 * is written and says why a settlement is refused.
+	 */
+	@Override
+	public boolean settle(IdempotencyKey key, LedgerStatus outcome, String resultJson, String error,
+			int awaitingHumanAfter, String settledBy, String reason) {
+		return this.settlements.settle(key, outcome, resultJson, error, awaitingHumanAfter, settledBy, reason);
+	}
+
+	/** Sends a row that waits for a human back to the reconciler, for another try at its next pass. */
+	@Override
+	public boolean sendBack(IdempotencyKey key, int awaitingHumanAfter, int attempts, String settledBy,
+			String reason) {
+		return this.settlements.sendBack(key, awaitingHumanAfter, attempts, settledBy, reason);
+	}
+
+	/**
 	 * How many calls completed after their row had been resolved by someone else, and whose outcome was
 	 * therefore not written, since this ledger started.
 	 */
@@ -536,7 +585,10 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, AutoCloseab
 			flushReplayCounts();
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not flush the replay counts of the idempotency ledger on close", ex);
+			logger.atWarn()
+				.setCause(ex)
+				.addKeyValue("idempotency.table", this.table.toString())
+				.log("Could not flush the replay counts of the idempotency ledger (table {}) on close", this.table);
 		}
 		finally {
 			this.heartbeatConnection.close();

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 import javax.sql.DataSource;
 
@@ -22,11 +23,18 @@ import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
  * {@code postgresql}, {@code mariadb}, {@code mysql} and {@code h2}, as Spring Boot names them for
  * {@code spring.flyway.locations=...,classpath:io/idempotency/ledger/migration/{vendor}}), and the changelog
  * {@code io/idempotency/ledger/changelog/db.changelog-idempotency.yaml} for an application's master changelog
- * to include. They create {@code tool_audit} only.
+ * to include. They create {@code tool_audit} only. A table made by a script of an earlier version is brought
+ * up to date by the migrations that came after it ({@link #upgradeLocation}).
  */
 public final class LedgerSchema {
 
 	static final String LOCATION = "io/idempotency/ledger/";
+
+	/**
+	 * The columns where a settlement by hand is recorded, added by the migration {@code 1.0.0.0.2}: a table made
+	 * before it serves calls, but cannot be settled by hand until it has them.
+	 */
+	public static final List<String> SETTLEMENT_COLUMNS = List.of("settled_by", "settled_at", "settle_reason");
 
 	private LedgerSchema() {
 	}
@@ -39,6 +47,15 @@ public final class LedgerSchema {
 	/** The classpath location of the drop script for a platform. */
 	public static String dropScriptLocation(String platform) {
 		return "classpath:" + LOCATION + "schema-drop-" + platform + ".sql";
+	}
+
+	/**
+	 * The classpath location of the migration that adds the {@linkplain #SETTLEMENT_COLUMNS settlement columns}
+	 * to a table made before them, for a platform ({@code postgresql}, {@code mysql} or {@code h2}). It names
+	 * the table {@code tool_audit}.
+	 */
+	public static String upgradeLocation(String platform) {
+		return "classpath:" + LOCATION + "migration/" + platform + "/V1_0_0_0_2__idempotency_ledger_settlements.sql";
 	}
 
 	/** The script platform of a database: {@code postgresql}, {@code mysql} or {@code h2}. */

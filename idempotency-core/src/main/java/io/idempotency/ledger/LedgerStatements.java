@@ -18,6 +18,20 @@ final class LedgerStatements {
 	private static final String SETTLED = "status IN ('succeeded', 'failed')";
 
 	/**
+	 * A row still attempting, as the writes of a claimed row check it: {@code status = 'attempting'} under the
+	 * table's check of the four statuses, said without naming the statuses of PostgreSQL's partial index of
+	 * unsettled rows ({@code WHERE status IN ('attempting', 'unknown')}). A planner may read a partial index
+	 * only for a statement whose conditions imply its predicate, and none can prove that this one does: the
+	 * write is planned through the row's id or key, however stale the table's statistics. Said with the
+	 * statuses, it let PostgreSQL read the whole partial index (every unsettled row) whenever the statistics,
+	 * taken before the unsettled rows came, counted (almost) none: the index then looked free.
+	 */
+	static final String STILL_ATTEMPTING = "status NOT IN ('succeeded', 'failed', 'unknown')";
+
+	/** A row still attempting or unknown, as the writes of a located row check it: see {@link #STILL_ATTEMPTING}. */
+	static final String STILL_UNSETTLED = "status NOT IN ('succeeded', 'failed')";
+
+	/**
 	 * The claim. On PostgreSQL one statement that either inserts the row or reads the one it lost to (its
 	 * result has the columns {@code won_id} and then {@link #ANSWER_COLUMNS}); elsewhere an insert that
 	 * inserts nothing (or, when it loses a race on H2, fails on the unique key) when it loses, and is followed
@@ -29,9 +43,16 @@ final class LedgerStatements {
 
 	final String findByKey;
 
+	/** The outcome of a call, written to the row its claim won, by the row's id. */
 	final String recordOutcome;
 
-	/** A success written over a failure that a reconciler recorded while the call still ran. */
+	/**
+	 * The outcome of a call whose row's id this ledger does not know (it was claimed through another ledger
+	 * object), by its key.
+	 */
+	final String recordOutcomeByKey;
+
+	/** A success written over a failure that a reconciler recorded while the call still ran, by the row's id. */
 	final String overturnFailure;
 
 	final String addReplays;
@@ -60,38 +81,59 @@ final class LedgerStatements {
 
 	private final String table;
 
+	/** What the reads of other instances' claims and outcomes start with: nothing, except on Galera. */
+	private final String readPrefix;
+
 	LedgerStatements(LedgerDialect dialect, TableName tableName) {
+		this(dialect, tableName, false);
+	}
+
+	/**
+	 * The statements for a table and a dialect.
+	 * @param onGalera whether the database is a {@linkplain Galera Galera} node: then the reads that must see
+	 * another node's claims and outcomes wait for the cluster's earlier commits
+	 */
+	LedgerStatements(LedgerDialect dialect, TableName tableName, boolean onGalera) {
 		this.dialect = dialect;
+		this.readPrefix = onGalera ? Galera.CAUSAL_READ : "";
 		this.table = tableName.qualified();
 		String table = tableName.qualified();
 		String now = dialect.now();
 		String unsettled = dialect.unsettled();
 		this.claim = dialect.claim(table);
-		this.findClaimed = "SELECT " + ANSWER_COLUMNS + " FROM " + table + " WHERE idempotency_key = ?";
-		this.findByKey = "SELECT " + COLUMNS + " FROM " + table + " WHERE idempotency_key = ?";
-		// Only the attempt holding the claim records its outcome: it expects the row still attempting.
-		this.recordOutcome = "UPDATE " + table + " SET status = ?, result = " + dialect.json() + ", error = ?,"
-				+ " finished_at = " + now + " WHERE idempotency_key = ? AND status = 'attempting'";
+		this.findClaimed = this.readPrefix + "SELECT " + ANSWER_COLUMNS + " FROM " + table + " WHERE idempotency_key = ?";
+		this.findByKey = this.readPrefix + "SELECT " + COLUMNS + " FROM " + table + " WHERE idempotency_key = ?";
+		// Only the attempt holding the claim records its outcome: it expects the row still attempting. The rows a
+		// claim won are written by their id, through the primary key.
+		String outcome = "UPDATE " + table + " SET status = ?, result = " + dialect.json() + ", error = ?,"
+				+ " finished_at = " + now + " WHERE ";
+		this.recordOutcome = outcome + "id = ? AND " + STILL_ATTEMPTING;
+		this.recordOutcomeByKey = outcome + "idempotency_key = ? AND " + STILL_ATTEMPTING;
+		// 'failed' is none of the partial index's statuses: this condition cannot lead a planner to it either.
 		this.overturnFailure = "UPDATE " + table + " SET status = 'succeeded', result = " + dialect.json()
-				+ ", error = ?, finished_at = " + now + " WHERE idempotency_key = ? AND status = 'failed'";
+				+ ", error = ?, finished_at = " + now + " WHERE id = ? AND status = 'failed'";
 		this.addReplays = "UPDATE " + table + " SET replay_count = replay_count + ?, last_replay_at = " + now
 				+ " WHERE idempotency_key = ?";
-		this.findStale = findStale(table, dialect, "");
+		this.findStale = this.readPrefix + findStale(table, dialect, "");
 		this.leasePrefix = "UPDATE " + table + " SET reconcile_owner = ?, reconcile_after = " + dialect.nowPlusMicros()
 				+ ", reconcile_attempts = reconcile_attempts + 1 WHERE id IN (";
 		this.resolve = "UPDATE " + table + " SET status = ?, result = " + dialect.json() + ", error = ?, finished_at = "
 				+ now + ", reconcile_owner = NULL, reconcile_after = NULL WHERE id = ? AND reconcile_owner = ? AND "
-				+ unsettled;
+				+ STILL_UNSETTLED;
 		this.postpone = "UPDATE " + table + " SET reconcile_owner = NULL, reconcile_after = " + dialect.nowPlusMicros()
-				+ " WHERE id = ? AND reconcile_owner = ? AND " + unsettled;
-		this.purgeSettled = dialect.purge(table, SETTLED + " AND started_at < " + dialect.nowMinusMicros());
+				+ " WHERE id = ? AND reconcile_owner = ? AND " + STILL_UNSETTLED;
+		// Counted from when the call was settled: a call settled long after it started (by a person, or by a late
+		// success) is kept as long as any other. The bound on started_at, which no settled row's finished_at
+		// precedes, lets the index on it find the candidates.
+		this.purgeSettled = dialect.purge(table, SETTLED + " AND started_at < " + dialect.nowMinusMicros()
+				+ " AND COALESCE(finished_at, started_at) < " + dialect.nowMinusMicros());
 		this.replayStatistics = "SELECT COUNT(*), COALESCE(SUM(replay_count), 0) FROM " + table
 				+ " WHERE started_at > " + dialect.nowMinusMicros();
 		this.countByStatus = "SELECT status, COUNT(*) FROM " + table + " GROUP BY status";
 		this.oldestUnsettled = "SELECT " + COLUMNS + " FROM " + table + " WHERE " + unsettled + " ORDER BY "
 				+ dialect.unsettledSince() + " LIMIT ?";
-		this.heartbeatPrefix = "UPDATE " + table + " SET heartbeat_at = " + now + " WHERE status = 'attempting'"
-				+ " AND idempotency_key IN (";
+		this.heartbeatPrefix = "UPDATE " + table + " SET heartbeat_at = " + now + " WHERE " + STILL_ATTEMPTING
+				+ " AND id IN (";
 		this.countAwaitingHuman = "SELECT COUNT(*) FROM " + table + " WHERE " + unsettled + " AND reconcile_attempts >= ?";
 	}
 
@@ -102,14 +144,14 @@ final class LedgerStatements {
 				+ parameters(tools) + ")";
 	}
 
-	/** Marks that many keys' calls, given as parameters, as still executing. */
-	String heartbeat(int keys) {
-		return this.heartbeatPrefix + parameters(keys) + ")";
+	/** Marks the calls of that many rows, given by id as parameters, as still executing. */
+	String heartbeat(int rows) {
+		return this.heartbeatPrefix + parameters(rows) + ")";
 	}
 
 	/** The stale rows of some tools, given as that many parameters. */
 	String findStaleOf(int tools) {
-		return findStale(this.table, this.dialect, " AND tool IN (" + parameters(tools) + ")");
+		return this.readPrefix + findStale(this.table, this.dialect, " AND tool IN (" + parameters(tools) + ")");
 	}
 
 	/**

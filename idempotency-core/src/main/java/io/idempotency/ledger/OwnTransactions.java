@@ -7,10 +7,14 @@ import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.ConnectionHolder;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionStatus;
@@ -24,8 +28,13 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 final class OwnTransactions {
 
+	private static final Logger logger = LoggerFactory.getLogger(OwnTransactions.class);
+
 	/** How often the ledger's work runs in all while the database fails it with serialization failures. */
 	static final int SERIALIZATION_ATTEMPTS = 5;
+
+	/** How often a conditional write is made in all while the database picks it as a deadlock's victim. */
+	static final int DEADLOCK_ATTEMPTS = 6;
 
 	private final DataSource dataSource;
 
@@ -36,7 +45,12 @@ final class OwnTransactions {
 	OwnTransactions(DataSource dataSource, JdbcTemplate jdbc) {
 		this.dataSource = dataSource;
 		this.jdbc = jdbc;
-		this.ownTransaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+		// A commit that fails is translated as the ledger's statements are: a certification failure at the commit
+		// of a write on Galera (or any deadlock or serialization failure there) is then a lock conflict that the
+		// claim and the outcome write handle, not a TransactionSystemException.
+		JdbcTransactionManager transactionManager = new JdbcTransactionManager(dataSource);
+		transactionManager.setExceptionTranslator(jdbc.getExceptionTranslator());
+		this.ownTransaction = new TransactionTemplate(transactionManager);
 		this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
 		this.ownTransaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
 	}
@@ -72,6 +86,29 @@ final class OwnTransactions {
 			}
 			return onOwnConnection(statements);
 		});
+	}
+
+	/**
+	 * As {@link #committed}, for a conditional write of one row that the database may roll back as a deadlock's
+	 * victim (MariaDB's and MySQL's locks on a row and its indexes when several write it at once; on Galera, a
+	 * write that another node's commit overtook fails its certification, reported as a deadlock): the write is
+	 * made again, up to {@value #DEADLOCK_ATTEMPTS} times in all, each after a short random pause; then the
+	 * deadlock is the caller's. The write states what the row must be, so making it again never writes twice.
+	 * @return the rows the write changed
+	 */
+	int committedAgainAfterDeadlocks(Supplier<Integer> write) {
+		for (int attempt = 1;; attempt++) {
+			try {
+				return committed(write);
+			}
+			catch (PessimisticLockingFailureException ex) {
+				if (attempt >= DEADLOCK_ATTEMPTS || !DatabaseErrors.isDeadlock(ex)) {
+					throw ex;
+				}
+				logger.atDebug().log("A ledger write lost a deadlock and is made again: {}", String.valueOf(ex));
+				RetryPause.before(attempt, ex);
+			}
+		}
 	}
 
 	/**

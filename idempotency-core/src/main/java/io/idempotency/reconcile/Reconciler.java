@@ -15,8 +15,8 @@ import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.ledger.ReconcileQueue;
 import io.idempotency.ledger.ResultCodec;
 import io.idempotency.ledger.LedgerEntry;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 
@@ -31,7 +31,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class Reconciler {
 
-	private static final Log logger = LogFactory.getLog(Reconciler.class);
+	private static final Logger logger = LoggerFactory.getLogger(Reconciler.class);
 
 	/** How long a row that waits for a human is left alone before it is tried again. */
 	static final Duration HUMAN_PAUSE = Duration.ofDays(365);
@@ -103,7 +103,11 @@ public final class Reconciler {
 			}
 			catch (RuntimeException ex) {
 				// The ledger could not record the answer: the lease runs out and a later pass takes the row.
-				logger.warn("reconcile.failed tool=" + row.tool() + " key=" + row.key() + ": " + ex);
+				logger.atWarn()
+					.addKeyValue("idempotency.tool", row.tool())
+					.addKeyValue("idempotency.key", row.key().value())
+					.addKeyValue("idempotency.run", row.runId())
+					.log("reconcile.failed tool={} key={}: {}", row.tool(), row.key(), String.valueOf(ex));
 				continue;
 			}
 			switch (outcome) {
@@ -158,8 +162,12 @@ public final class Reconciler {
 					ResultCodec.Storable storable = this.results.storable(answer.result(), this.ledger.redaction(), null,
 							tool.get().sensitiveNames());
 					if (storable.notStored() != null) {
-						logger.warn("reconcile.result_not_stored tool=" + row.tool() + " key=" + row.key() + ": "
-								+ storable.notStored() + "; a repeat is told the action was done, without its result");
+						logger.atWarn()
+							.addKeyValue("idempotency.tool", row.tool())
+							.addKeyValue("idempotency.key", row.key().value())
+							.addKeyValue("idempotency.run", row.runId())
+							.log("reconcile.result_not_stored tool={} key={}: {}; a repeat is told the action was done,"
+									+ " without its result", row.tool(), row.key(), storable.notStored());
 					}
 					result = storable.json();
 				}
@@ -185,13 +193,23 @@ public final class Reconciler {
 
 	private Outcome resolved(LedgerEntry row, boolean recorded, String outcome, Outcome counted) {
 		if (!recorded) {
-			logger.info("reconcile.skipped tool=" + row.tool() + " key=" + row.key()
-					+ " reason=the row settled or its lease ended meanwhile");
+			logger.atInfo()
+				.addKeyValue("idempotency.tool", row.tool())
+				.addKeyValue("idempotency.key", row.key().value())
+				.addKeyValue("idempotency.run", row.runId())
+				.log("reconcile.skipped tool={} key={} reason=the row settled or its lease ended meanwhile", row.tool(),
+						row.key());
 			return Outcome.LEFT;
 		}
 		((counted == Outcome.SUCCEEDED) ? this.reconciledSucceeded : this.reconciledFailed).incrementAndGet();
-		logger.info("reconcile.resolved tool=" + row.tool() + " key=" + row.key() + " run=" + row.runId() + " outcome="
-				+ outcome + " attempts=" + row.reconcileAttempts());
+		logger.atInfo()
+			.addKeyValue("idempotency.tool", row.tool())
+			.addKeyValue("idempotency.key", row.key().value())
+			.addKeyValue("idempotency.run", row.runId())
+			.addKeyValue("idempotency.status", outcome)
+			.addKeyValue("idempotency.attempts", row.reconcileAttempts())
+			.log("reconcile.resolved tool={} key={} run={} outcome={} attempts={}", row.tool(), row.key(), row.runId(),
+					outcome, row.reconcileAttempts());
 		return counted;
 	}
 
@@ -199,15 +217,26 @@ public final class Reconciler {
 		if (row.reconcileAttempts() >= this.settings.maxAttempts()) {
 			this.ledger.postpone(row, HUMAN_PAUSE);
 			this.awaitingHuman.incrementAndGet();
-			logger.error("reconcile.needs_human tool=" + row.tool() + " key=" + row.key() + " run=" + row.runId()
-					+ " attempts=" + row.reconcileAttempts() + ": could not tell whether the call took effect; settle the"
-					+ " row by hand", failure);
+			logger.atError()
+				.setCause(failure)
+				.addKeyValue("idempotency.tool", row.tool())
+				.addKeyValue("idempotency.key", row.key().value())
+				.addKeyValue("idempotency.run", row.runId())
+				.addKeyValue("idempotency.attempts", row.reconcileAttempts())
+				.log("reconcile.needs_human tool={} key={} run={} attempts={}: could not tell whether the call took"
+						+ " effect; settle the row by hand", row.tool(), row.key(), row.runId(), row.reconcileAttempts());
 			return Outcome.AWAITING_HUMAN;
 		}
 		Duration pause = this.settings.backoff(row.reconcileAttempts());
 		this.ledger.postpone(row, pause);
-		logger.warn("reconcile.postponed tool=" + row.tool() + " key=" + row.key() + " attempts="
-				+ row.reconcileAttempts() + " retry_in=" + pause + ": " + failure);
+		logger.atWarn()
+			.addKeyValue("idempotency.tool", row.tool())
+			.addKeyValue("idempotency.key", row.key().value())
+			.addKeyValue("idempotency.run", row.runId())
+			.addKeyValue("idempotency.attempts", row.reconcileAttempts())
+			.addKeyValue("idempotency.retry_in", pause.toString())
+			.log("reconcile.postponed tool={} key={} attempts={} retry_in={}: {}", row.tool(), row.key(),
+					row.reconcileAttempts(), pause, String.valueOf(failure));
 		return Outcome.POSTPONED;
 	}
 

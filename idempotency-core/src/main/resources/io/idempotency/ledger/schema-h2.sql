@@ -19,6 +19,10 @@ CREATE TABLE tool_audit (
 	reconcile_attempts INTEGER      NOT NULL DEFAULT 0,
 	reconcile_owner    VARCHAR(64),
 	reconcile_after    TIMESTAMP(6) WITH TIME ZONE,
+	-- The last decision of an operator on the row: who, when and why (see Settlements).
+	settled_by         VARCHAR(255),
+	settled_at         TIMESTAMP(6) WITH TIME ZONE,
+	settle_reason      CHARACTER LARGE OBJECT,
 	CONSTRAINT tool_audit_pk PRIMARY KEY (id),
 	CONSTRAINT tool_audit_key_uk UNIQUE (idempotency_key),
 	CONSTRAINT tool_audit_status_ck CHECK (status IN ('attempting', 'succeeded', 'failed', 'unknown'))

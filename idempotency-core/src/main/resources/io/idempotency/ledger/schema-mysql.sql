@@ -23,6 +23,10 @@ CREATE TABLE tool_audit (
 	-- status so that no index on status tempts the optimizer away from the key when an outcome is written.
 	unsettled_since    DATETIME(6) GENERATED ALWAYS AS
 		(CASE WHEN status IN ('attempting', 'unknown') THEN started_at END) STORED,
+	-- The last decision of an operator on the row: who, when and why (see Settlements).
+	settled_by         VARCHAR(255),
+	settled_at         DATETIME(6),
+	settle_reason      TEXT,
 	CONSTRAINT tool_audit_pk PRIMARY KEY (id),
 	CONSTRAINT tool_audit_key_uk UNIQUE (idempotency_key),
 	CONSTRAINT tool_audit_status_ck CHECK (status IN ('attempting', 'succeeded', 'failed', 'unknown'))

@@ -58,6 +58,14 @@ class FailureClassifierTest {
 	}
 
 	@Test
+	void anInterruptedOrCancelledWaitMayHaveTakenEffect() {
+		assertThat(this.defaults.classify(new RuntimeException("interrupted", new InterruptedException()), this.tool))
+			.isEqualTo(LedgerStatus.UNKNOWN);
+		assertThat(this.defaults.classify(new java.util.concurrent.CancellationException("cancelled"), this.tool))
+			.isEqualTo(LedgerStatus.UNKNOWN);
+	}
+
+	@Test
 	void timeoutsAndLostConnectionsMayHaveTakenEffect() {
 		assertThat(this.defaults.classify(new ResourceAccessException("I/O error", new SocketTimeoutException()),
 				this.tool))

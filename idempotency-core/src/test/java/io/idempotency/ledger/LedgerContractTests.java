@@ -356,6 +356,39 @@ abstract class LedgerContractTests {
 	}
 
 	@Test
+	void anOutcomeIsWrittenToTheRowItsClaimWonNotToALaterClaimOfTheSameKey() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		assertThat(this.ledger.claim(request)).isInstanceOf(Claim.Won.class);
+		long won = this.ledger.find(request.key()).orElseThrow().id();
+		// The row is gone (deleted by hand), and another instance claims the key anew while this call still runs.
+		this.jdbc.update("DELETE FROM " + TABLE + " WHERE id = ?", won);
+		JdbcLedger other = new JdbcLedger(this.dataSource, TABLE, Redaction.defaults());
+		assertThat(other.claim(request)).isInstanceOf(Claim.Won.class);
+		long reclaimed = this.ledger.find(request.key()).orElseThrow().id();
+		assertThat(reclaimed).isNotEqualTo(won);
+
+		assertThat(this.ledger.recordSucceeded(request.key(), "{\"ticketId\":\"T-1\"}")).isFalse();
+		assertThat(this.ledger.find(request.key()).orElseThrow()).satisfies((entry) -> {
+			assertThat(entry.id()).isEqualTo(reclaimed);
+			assertThat(entry.status()).as("the other instance's call, still running").isEqualTo(LedgerStatus.ATTEMPTING);
+		});
+		assertThat(this.ledger.lateCompletions()).isEqualTo(1);
+		assertThat(other.recordFailed(request.key(), "declined")).isTrue();
+	}
+
+	@Test
+	void anOutcomeOfACallClaimedThroughAnotherLedgerObjectIsWrittenByItsKey() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		JdbcLedger other = new JdbcLedger(this.dataSource, TABLE, Redaction.defaults());
+		assertThat(other.claim(request)).isInstanceOf(Claim.Won.class);
+
+		assertThat(this.ledger.recordUnknown(request.key(), "timed out")).isTrue();
+
+		assertThat(this.ledger.find(request.key()).orElseThrow().status()).isEqualTo(LedgerStatus.UNKNOWN);
+		assertThat(other.recordSucceeded(request.key(), "1")).as("already recorded").isFalse();
+	}
+
+	@Test
 	void aLateFailureAfterTheReconcilerResolvedTheRowIsReportedNotWritten() {
 		ClaimRequest request = request("r1", ARGUMENTS);
 		this.ledger.claim(request);
@@ -775,6 +808,26 @@ abstract class LedgerContractTests {
 		assertThat(this.jdbc.queryForList("SELECT status FROM " + TABLE, String.class))
 			.hasSize(10)
 			.containsOnly("unknown", "attempting");
+	}
+
+	@Test
+	void retentionCountsFromWhenACallWasSettledNotFromWhenItStarted() {
+		ClaimRequest settledLongAgo = request("r1", "{\"n\":1}");
+		ClaimRequest settledNow = request("r1", "{\"n\":2}");
+		this.ledger.claim(settledLongAgo);
+		this.ledger.recordSucceeded(settledLongAgo.key(), "1");
+		this.ledger.claim(settledNow);
+		// Both started two hours ago; the first was settled then, the second is settled only now (by a late
+		// reconcile, or a person).
+		this.jdbc.update("UPDATE " + TABLE + " SET started_at = started_at - INTERVAL '2' HOUR,"
+				+ " finished_at = finished_at - INTERVAL '2' HOUR");
+		this.ledger.recordSucceeded(settledNow.key(), "2");
+
+		assertThat(this.ledger.purgeSettled(Duration.ofHours(1), 10)).isEqualTo(1);
+
+		assertThat(this.ledger.find(settledLongAgo.key())).isEmpty();
+		assertThat(this.ledger.find(settledNow.key()).orElseThrow().status()).isEqualTo(LedgerStatus.SUCCEEDED);
+		assertThat(this.ledger.claim(settledNow)).isInstanceOf(Claim.Replay.class);
 	}
 
 	// Many callers at once

@@ -1,5 +1,6 @@
 package io.idempotency.ledger;
 
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.Map;
 
@@ -14,6 +15,9 @@ import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -47,19 +51,54 @@ class MariaDbLedgerTest extends LedgerContractTests {
 	}
 
 	@Test
-	void anOutcomeIsWrittenThroughTheUniqueKey() {
+	void theWritesOfAClaimedRowReadItThroughThePrimaryKey() {
+		// Settled rows, and one in 25 unsettled, as a burst of timeouts among ordinary calls leaves them.
 		this.jdbc.update("INSERT INTO " + TABLE + " (idempotency_key, run_id, tool, arguments, status, started_at,"
-				+ " finished_at) SELECT CONCAT(MD5(seq), MD5(seq)), 'r', 't', '{}', IF(seq % 2 = 0, 'succeeded',"
-				+ " 'failed'), UTC_TIMESTAMP(6) - INTERVAL 1 DAY, UTC_TIMESTAMP(6) FROM seq_1_to_20000");
+				+ " finished_at) SELECT CONCAT(MD5(seq), MD5(seq)), 'r', 't', '{}', IF(seq % 25 = 0, 'attempting',"
+				+ " 'succeeded'), UTC_TIMESTAMP(6) - INTERVAL 1 DAY, UTC_TIMESTAMP(6) FROM seq_1_to_20000");
 		ClaimRequest request = request("r1", ARGUMENTS);
 		this.ledger.claim(request);
+		long id = this.ledger.find(request.key()).orElseThrow().id();
 		this.jdbc.execute("ANALYZE TABLE " + TABLE);
+		LedgerStatements sql = statements();
 
-		Map<String, Object> plan = this.jdbc.queryForMap("EXPLAIN " + statements().recordOutcome, "succeeded", "{}",
-				null, request.key().value());
+		assertThat(plan(sql.recordOutcome, "succeeded", "{}", null, id)).isEqualTo("PRIMARY");
+		assertThat(plan(sql.overturnFailure, "{}", null, id)).isEqualTo("PRIMARY");
+		assertThat(plan(sql.heartbeat(1), id)).isEqualTo("PRIMARY");
+		assertThat(plan(sql.resolve, "failed", null, "no effect", id, "owner")).isEqualTo("PRIMARY");
+		assertThat(plan(sql.postpone, 1_000_000, id, "owner")).isEqualTo("PRIMARY");
+		assertThat(plan(sql.recordOutcomeByKey, "succeeded", "{}", null, request.key().value()))
+			.isEqualTo(TABLE + "_key_uk");
+	}
 
-		assertThat(plan.get("key")).isEqualTo(TABLE + "_key_uk");
-		assertThat(String.valueOf(plan.get("rows"))).isEqualTo("1");
+	/** The index a statement reads, where it reads one row. */
+	private String plan(String statement, Object... parameters) {
+		Map<String, Object> plan = this.jdbc.queryForMap("EXPLAIN " + statement, parameters);
+		assertThat(String.valueOf(plan.get("rows"))).as("%s", plan).isEqualTo("1");
+		return String.valueOf(plan.get("key"));
+	}
+
+	@Test
+	void theClaimLearnsItsRowsIdFromTheInsertsOwnAnswer() throws Exception {
+		try (Connection connection = this.dataSource.getConnection()) {
+			SingleConnectionDataSource one = new SingleConnectionDataSource(connection, true);
+			JdbcLedger onOneConnection = new JdbcLedger(one, TABLE, Redaction.defaults());
+			JdbcTemplate session = new JdbcTemplate(one);
+			ClaimRequest request = request("r1", ARGUMENTS);
+			long before = questions(session);
+
+			assertThat(onOneConnection.claim(request)).isInstanceOf(Claim.Won.class);
+			long statements = questions(session) - before - 1;
+			assertThat(onOneConnection.recordSucceeded(request.key(), "1")).as("written by the id it learned").isTrue();
+
+			assertThat(statements).as("statements the server ran for the claim").isEqualTo(1);
+		}
+	}
+
+	/** The statements this session sent the server, this one included. */
+	private static long questions(JdbcTemplate session) {
+		return session.queryForObject("SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS"
+				+ " WHERE VARIABLE_NAME = 'QUESTIONS'", Long.class);
 	}
 
 	@Test

@@ -9,6 +9,7 @@ import io.idempotency.IdempotentTool;
 import io.idempotency.ai.IdempotentToolCallback;
 import io.idempotency.autoconfigure.IdempotencyProperties;
 import io.idempotency.langchain4j.IdempotentLangChain4jTools;
+import io.idempotency.test.InMemoryLedger;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,7 +24,8 @@ class PublishedJarsTest {
 	void eachPublishedJarNamesItsModuleAndItsVersion() throws Exception {
 		Map<Class<?>, String> modules = Map.of(IdempotentTool.class, "io.idempotency.core",
 				IdempotentToolCallback.class, "io.idempotency.spring.ai", IdempotentLangChain4jTools.class,
-				"io.idempotency.langchain4j", IdempotencyProperties.class, "io.idempotency.spring.boot.autoconfigure");
+				"io.idempotency.langchain4j", IdempotencyProperties.class, "io.idempotency.spring.boot.autoconfigure",
+				InMemoryLedger.class, "io.idempotency.test");
 		for (Map.Entry<Class<?>, String> module : modules.entrySet()) {
 			File jar = new File(module.getKey().getProtectionDomain().getCodeSource().getLocation().toURI());
 			assertThat(jar).as("%s is read from its packaged jar", module.getValue()).isFile();

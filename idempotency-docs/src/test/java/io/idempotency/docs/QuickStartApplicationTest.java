@@ -1,17 +1,11 @@
 package io.idempotency.docs;
 
 import java.io.UncheckedIOException;
-import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import javax.sql.DataSource;
 
@@ -20,38 +14,24 @@ import io.idempotency.MissingRunException;
 import io.idempotency.ToolResult;
 import io.idempotency.ai.IdempotentToolCallbacks;
 import io.idempotency.docs.QuickStart.Ticket;
-import io.idempotency.docs.QuickStart.TicketSystem;
 import io.idempotency.docs.QuickStart.User;
+import io.idempotency.docs.TicketApplication.Tickets;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
-import io.idempotency.testsupport.TestDatabase;
-import io.idempotency.testsupport.TestDatabases;
+import io.idempotency.test.ai.ScriptedChatModel;
 import org.junit.jupiter.api.Test;
-import reactor.core.publisher.Flux;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.ai.chat.client.ChatClient;
-import org.springframework.ai.chat.messages.AssistantMessage;
-import org.springframework.ai.chat.messages.Message;
-import org.springframework.ai.chat.messages.ToolResponseMessage;
-import org.springframework.ai.chat.model.ChatModel;
-import org.springframework.ai.chat.model.ChatResponse;
-import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.chat.model.ToolContext;
-import org.springframework.ai.chat.prompt.ChatOptions;
-import org.springframework.ai.chat.prompt.Prompt;
-import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.tool.ToolCallback;
-import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -74,12 +54,12 @@ class QuickStartApplicationTest {
     @Test
     void aRepeatInTheSameRunOpensNoSecondTicketAndTheModelReadsTheFirstCallsTicket() {
         try (ConfigurableApplicationContext application = start()) {
-            ScriptedModel model = application.getBean(ScriptedModel.class);
+            ScriptedChatModel model = application.getBean(ScriptedChatModel.class);
             Tickets tickets = application.getBean(Tickets.class);
             User user = new User("user-" + UUID.randomUUID());
             // The model calls the tool three times in one turn: the call, the same call with its arguments in
             // another order, and the same call re-spaced, as a retry sends it.
-            model.callsInOneTurn("open_ticket", "{\"accountName\": \"Acme\", \"issue\": \"pump noise\"}",
+            model.callsTool("open_ticket", "{\"accountName\": \"Acme\", \"issue\": \"pump noise\"}",
                     "{\"issue\": \"pump noise\", \"accountName\": \"Acme\"}",
                     "{ \"accountName\":\"Acme\" ,\"issue\":\"pump noise\" }")
                 .answers("Ticket opened.");
@@ -90,7 +70,7 @@ class QuickStartApplicationTest {
             assertThat(answer).isEqualTo("Ticket opened.");
             assertThat(tickets.created()).as("one ticket for three calls in one run").hasSize(1);
             Ticket ticket = tickets.created().get(0);
-            List<JsonNode> read = model.toolResponsesRead();
+            List<JsonNode> read = toolResponsesRead(model);
             assertThat(read).hasSize(3);
             assertThat(read.get(0).get("kind").asString()).isEqualTo("executed");
             assertThat(read.get(0).get("replayed").asBoolean()).isFalse();
@@ -113,15 +93,15 @@ class QuickStartApplicationTest {
     @Test
     void theNextPromptIsANewRunAndOpensATicketAgain() {
         try (ConfigurableApplicationContext application = start()) {
-            ScriptedModel model = application.getBean(ScriptedModel.class);
+            ScriptedChatModel model = application.getBean(ScriptedChatModel.class);
             Tickets tickets = application.getBean(Tickets.class);
             User user = new User("user-" + UUID.randomUUID());
             for (int prompt = 1; prompt <= 2; prompt++) {
-                model.callsInOneTurn("open_ticket", "{\"accountName\": \"Acme\", \"issue\": \"pump noise\"}")
+                model.callsTool("open_ticket", "{\"accountName\": \"Acme\", \"issue\": \"pump noise\"}")
                     .answers("Ticket opened.");
                 QuickStart.ask(application.getBean(ChatClient.Builder.class), application.getBean(TicketTools.class),
                         "Open a ticket: Acme's pump is noisy", user);
-                assertThat(model.toolResponsesRead().get(0).get("kind").asString()).isEqualTo("executed");
+                assertThat(toolResponsesRead(model).get(prompt - 1).get("kind").asString()).isEqualTo("executed");
             }
             assertThat(tickets.created()).as("the same request made again is a new run").hasSize(2);
             JdbcTemplate ledger = new JdbcTemplate(application.getBean(DataSource.class));
@@ -187,9 +167,9 @@ class QuickStartApplicationTest {
     @Test
     void withIdempotencySwitchedOffTheToolRunsAsIfNotAnnotated() {
         try (ConfigurableApplicationContext application = start("idempotency.enabled=false")) {
-            ScriptedModel model = application.getBean(ScriptedModel.class);
+            ScriptedChatModel model = application.getBean(ScriptedChatModel.class);
             Tickets tickets = application.getBean(Tickets.class);
-            model.callsInOneTurn("open_ticket", "{\"accountName\": \"Acme\", \"issue\": \"pump noise\"}",
+            model.callsTool("open_ticket", "{\"accountName\": \"Acme\", \"issue\": \"pump noise\"}",
                     "{\"issue\": \"pump noise\", \"accountName\": \"Acme\"}")
                 .answers("Two tickets opened.");
 
@@ -198,7 +178,7 @@ class QuickStartApplicationTest {
 
             assertThat(tickets.created()).as("nothing deduplicated").hasSize(2);
             assertThat(tickets.created()).extracting(Ticket::reference).doesNotHaveDuplicates();
-            List<JsonNode> read = model.toolResponsesRead();
+            List<JsonNode> read = toolResponsesRead(model);
             assertThat(read).hasSize(2);
             for (int i = 0; i < 2; i++) {
                 assertThat(read.get(i).get("ok").asBoolean()).as(read.get(i).toString()).isTrue();
@@ -236,128 +216,25 @@ class QuickStartApplicationTest {
         List<String> all = new ArrayList<>(List.of("spring.main.banner-mode=off",
                 "idempotency.jdbc.table-name=" + TABLE, "idempotency.jdbc.initialize-schema=always"));
         all.addAll(List.of(properties));
-        return new SpringApplicationBuilder(TicketApplication.class).web(WebApplicationType.NONE)
+        return new SpringApplicationBuilder(TicketApplication.class, ScriptedModel.class).web(WebApplicationType.NONE)
             .properties(all.toArray(String[]::new))
             .run();
     }
 
-    /**
-     * A new application: the quick start's tool, a ticket system, a model, and the application's
-     * {@code DataSource}; everything else is auto-configured.
-     */
-    @SpringBootConfiguration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
-    @Import(TicketTools.class)
-    static class TicketApplication {
+    /** The model of these tests: the published scripted model, as the application's {@code ChatModel}. */
+    @Configuration(proxyBeanMethods = false)
+    static class ScriptedModel {
 
         @Bean
-        DataSource dataSource() {
-            // The test JVM's shared pool, which this application must not close.
-            return new DelegatingDataSource(TestDatabases.dataSource(TestDatabase.POSTGRESQL));
-        }
-
-        @Bean
-        Tickets tickets() {
-            return new Tickets();
-        }
-
-        @Bean
-        ScriptedModel chatModel() {
-            return new ScriptedModel();
+        ScriptedChatModel chatModel() {
+            return new ScriptedChatModel();
         }
 
     }
 
-    /** A ticket system in memory, that keeps every ticket it opened. */
-    static final class Tickets implements TicketSystem {
-
-        private final List<Ticket> created = new CopyOnWriteArrayList<>();
-
-        private final Map<String, Ticket> byReference = new ConcurrentHashMap<>();
-
-        private volatile boolean timeOut;
-
-        @Override
-        public Ticket create(String accountName, String issue, String reference) {
-            Ticket ticket = new Ticket("TCK-" + (this.created.size() + 1), accountName, issue, reference);
-            this.created.add(ticket);
-            this.byReference.put(reference, ticket);
-            if (this.timeOut) {
-                this.timeOut = false;
-                throw new UncheckedIOException(new SocketTimeoutException("Read timed out"));
-            }
-            return ticket;
-        }
-
-        /** The next ticket is opened, but its caller is not told: the answer times out. */
-        void timeOutAfterTheNextTicket() {
-            this.timeOut = true;
-        }
-
-        @Override
-        public Optional<Ticket> findByReference(String reference) {
-            return Optional.ofNullable(this.byReference.get(reference));
-        }
-
-        List<Ticket> created() {
-            return List.copyOf(this.created);
-        }
-
-    }
-
-    /**
-     * A model that answers from a script, turn by turn, and keeps every prompt it was sent: its options are
-     * {@code ToolCallingChatOptions}, so Spring AI's tool loop runs the tool calls it answers with.
-     */
-    static final class ScriptedModel implements ChatModel {
-
-        private final Deque<AssistantMessage> script = new ConcurrentLinkedDeque<>();
-
-        private final List<Prompt> prompts = new CopyOnWriteArrayList<>();
-
-        /** One turn in which the model calls a tool several times, as models batch their calls. */
-        ScriptedModel callsInOneTurn(String tool, String... argumentsJsons) {
-            List<AssistantMessage.ToolCall> calls = new ArrayList<>();
-            for (String arguments : argumentsJsons) {
-                calls.add(new AssistantMessage.ToolCall("call-" + UUID.randomUUID(), "function", tool, arguments));
-            }
-            this.script.add(AssistantMessage.builder().content("").toolCalls(calls).build());
-            return this;
-        }
-
-        ScriptedModel answers(String text) {
-            this.script.add(new AssistantMessage(text));
-            return this;
-        }
-
-        @Override
-        public ChatResponse call(Prompt prompt) {
-            this.prompts.add(prompt);
-            return new ChatResponse(List.of(new Generation(this.script.removeFirst())));
-        }
-
-        @Override
-        public Flux<ChatResponse> stream(Prompt prompt) {
-            return Flux.defer(() -> Flux.just(call(prompt)));
-        }
-
-        @Override
-        public ChatOptions getOptions() {
-            return ToolCallingChatOptions.builder().build();
-        }
-
-        /** The tool responses of the last prompt: what the model read of its last turn's calls, as JSON. */
-        List<JsonNode> toolResponsesRead() {
-            List<Message> messages = this.prompts.get(this.prompts.size() - 1).getInstructions();
-            if (!(messages.get(messages.size() - 1) instanceof ToolResponseMessage responses)) {
-                throw new AssertionError("The last prompt ends with no tool response: " + messages);
-            }
-            return responses.getResponses()
-                .stream()
-                .map((response) -> JSON.readTree(response.responseData()))
-                .toList();
-        }
-
+    /** What the model read of each tool call it made, in order, as JSON. */
+    private static List<JsonNode> toolResponsesRead(ScriptedChatModel model) {
+        return model.toolResponsesRead().stream().map((response) -> JSON.readTree(response.responseData())).toList();
     }
 
 }

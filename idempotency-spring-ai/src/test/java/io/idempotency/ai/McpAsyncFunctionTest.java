@@ -10,7 +10,7 @@ import io.idempotency.IdempotentCalls;
 import io.idempotency.IdempotentFunction;
 import io.idempotency.EnableIdempotentTools;
 import io.idempotency.Reconciliation;
-import io.idempotency.ledger.InMemoryLedger;
+import io.idempotency.test.InMemoryLedger;
 import io.idempotency.ledger.LedgerStatus;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;

@@ -11,7 +11,7 @@ import io.idempotency.IdempotentTool;
 import io.idempotency.PreviousAttemptFailedException;
 import io.idempotency.Reconciliation;
 import io.idempotency.key.IdempotencyKey;
-import io.idempotency.ledger.InMemoryLedger;
+import io.idempotency.test.InMemoryLedger;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
 import io.modelcontextprotocol.server.McpServerFeatures;

@@ -9,7 +9,7 @@ import io.idempotency.EnableIdempotentTools;
 import io.idempotency.IdempotentTool;
 import io.idempotency.Reconciliation;
 import io.idempotency.key.IdempotencyKey;
-import io.idempotency.ledger.InMemoryLedger;
+import io.idempotency.test.InMemoryLedger;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;

@@ -8,7 +8,7 @@ import io.idempotency.EnableIdempotentTools;
 import io.idempotency.IdempotentTool;
 import io.idempotency.Reconciliation;
 import io.idempotency.key.IdempotencyKey;
-import io.idempotency.ledger.InMemoryLedger;
+import io.idempotency.test.InMemoryLedger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

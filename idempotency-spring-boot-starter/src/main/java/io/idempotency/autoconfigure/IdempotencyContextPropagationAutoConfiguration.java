@@ -1,8 +1,8 @@
 package io.idempotency.autoconfigure;
 
 import io.idempotency.run.RunContext;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Hooks;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -22,7 +22,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 @ConditionalOnBooleanProperty(name = "idempotency.reactor-context-propagation", matchIfMissing = true)
 public class IdempotencyContextPropagationAutoConfiguration {
 
-	private static final Log logger = LogFactory.getLog(IdempotencyContextPropagationAutoConfiguration.class);
+	private static final Logger logger = LoggerFactory.getLogger(IdempotencyContextPropagationAutoConfiguration.class);
 
 	IdempotencyContextPropagationAutoConfiguration() {
 		Hooks.enableAutomaticContextPropagation();

@@ -3,10 +3,11 @@ package io.idempotency.autoconfigure;
 import javax.sql.DataSource;
 
 import io.idempotency.reconcile.Reconciler;
+import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.JdbcLedger;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -25,7 +26,8 @@ import org.springframework.core.io.ResourceLoader;
 
 /**
  * The JDBC ledger, its table, and its background work, on the application's {@link DataSource}: the one
- * marked {@link IdempotencyDataSource}, else the only one or the {@code @Primary} one.
+ * marked {@link IdempotencyDataSource}, else the only one or the {@code @Primary} one. Backs off where the
+ * application declares a ledger of its own (a {@link CallLedger} bean).
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
 		"org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration",
@@ -38,10 +40,10 @@ import org.springframework.core.io.ResourceLoader;
 @Import(DatabaseInitializationDependencyConfigurer.class)
 public class IdempotencyLedgerAutoConfiguration {
 
-	private static final Log logger = LogFactory.getLog(IdempotencyLedgerAutoConfiguration.class);
+	private static final Logger logger = LoggerFactory.getLogger(IdempotencyLedgerAutoConfiguration.class);
 
 	@Bean
-	@ConditionalOnMissingBean
+	@ConditionalOnMissingBean(CallLedger.class)
 	@DependsOnDatabaseInitialization
 	JdbcLedger idempotencyLedger(ObjectProvider<DataSource> dataSources,
 			@IdempotencyDataSource ObjectProvider<DataSource> idempotencyDataSource, IdempotencyProperties properties,
@@ -52,6 +54,7 @@ public class IdempotencyLedgerAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnBean(JdbcLedger.class)
 	@ConditionalOnMissingBean
 	LedgerSchemaInitializer ledgerSchemaInitializer(ObjectProvider<DataSource> dataSources,
 			@IdempotencyDataSource ObjectProvider<DataSource> idempotencyDataSource, IdempotencyProperties properties,
@@ -60,6 +63,7 @@ public class IdempotencyLedgerAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnBean(JdbcLedger.class)
 	@ConditionalOnMissingBean
 	IdempotencyMaintenance idempotencyMaintenance(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler,
 			IdempotencyProperties properties, ObjectProvider<ThreadPoolTaskSchedulerBuilder> schedulers) {

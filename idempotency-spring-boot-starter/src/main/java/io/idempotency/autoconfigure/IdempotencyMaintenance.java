@@ -8,8 +8,8 @@ import java.util.Set;
 
 import io.idempotency.reconcile.Reconciler;
 import io.idempotency.ledger.JdbcLedger;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
@@ -31,7 +31,7 @@ import org.springframework.scheduling.config.ScheduledTaskRegistrar;
  */
 public class IdempotencyMaintenance implements SmartLifecycle, ScheduledTaskHolder {
 
-	private static final Log logger = LogFactory.getLog(IdempotencyMaintenance.class);
+	private static final Logger logger = LoggerFactory.getLogger(IdempotencyMaintenance.class);
 
 	/** One thread for each task. */
 	static final int THREADS = 4;
@@ -187,7 +187,11 @@ public class IdempotencyMaintenance implements SmartLifecycle, ScheduledTaskHold
 				this.work.run();
 			}
 			catch (RuntimeException ex) {
-				logger.warn("The idempotency " + this.name + " task failed; it runs again in " + this.interval, ex);
+				logger.atWarn()
+					.setCause(ex)
+					.addKeyValue("idempotency.task", this.name)
+					.addKeyValue("idempotency.retry_in", this.interval.toString())
+					.log("The idempotency {} task failed; it runs again in {}", this.name, this.interval);
 			}
 		}
 

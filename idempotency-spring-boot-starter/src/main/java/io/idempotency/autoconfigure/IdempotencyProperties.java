@@ -579,7 +579,7 @@ public class IdempotencyProperties {
 
 	public static class Retention {
 
-		/** Settled calls (succeeded or failed) started longer ago than this are deleted; empty keeps them forever. */
+		/** Calls settled (succeeded or failed) longer ago than this are deleted; empty keeps them forever. */
 		private Duration period = Duration.ofDays(90);
 
 		/** How often old settled calls are deleted. */

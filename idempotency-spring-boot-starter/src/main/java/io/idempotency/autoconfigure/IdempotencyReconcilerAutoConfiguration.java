@@ -3,7 +3,9 @@ package io.idempotency.autoconfigure;
 import io.idempotency.advice.IdempotentToolRegistry;
 import io.idempotency.reconcile.Reconciler;
 import io.idempotency.reconcile.ReconcilerSettings;
-import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.reconcile.Settlements;
+import io.idempotency.ledger.ReconcileQueue;
+import io.idempotency.ledger.SettlementQueue;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -13,21 +15,32 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
-/** The reconciler, run by {@link IdempotencyMaintenance} every {@code idempotency.reconciler.interval}. */
+/**
+ * The reconciler, run by {@link IdempotencyMaintenance} every {@code idempotency.reconciler.interval}, and the
+ * operators' {@link Settlements} of the calls it hands to a human, with its settings.
+ */
 @AutoConfiguration(after = IdempotentToolsAutoConfiguration.class)
-@ConditionalOnBean({ JdbcLedger.class, IdempotentToolRegistry.class })
+@ConditionalOnBean({ ReconcileQueue.class, IdempotentToolRegistry.class })
 @ConditionalOnBooleanProperty(name = "idempotency.reconciler.enabled", matchIfMissing = true)
 public class IdempotencyReconcilerAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	Reconciler idempotencyReconciler(JdbcLedger ledger, IdempotentToolRegistry tools,
+	Reconciler idempotencyReconciler(ReconcileQueue ledger, IdempotentToolRegistry tools,
 			ObjectProvider<JsonMapper> jsonMapper, IdempotencyProperties properties) {
 		IdempotencyProperties.Reconciler settings = properties.getReconciler();
 		return new Reconciler(ledger, tools, jsonMapper.getIfAvailable(JsonMapper::new),
 				new ReconcilerSettings(settings.getStaleAfter(), settings.getStaleAfterByTool(), settings.getBatchSize(),
 						settings.getLease(), settings.getInitialBackoff(), settings.getMaxBackoff(),
 						settings.getMaxAttempts()));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(SettlementQueue.class)
+	Settlements idempotencySettlements(SettlementQueue ledger, IdempotentToolRegistry tools,
+			ObjectProvider<JsonMapper> jsonMapper, Reconciler reconciler) {
+		return new Settlements(ledger, tools, jsonMapper.getIfAvailable(JsonMapper::new), reconciler.settings());
 	}
 
 }

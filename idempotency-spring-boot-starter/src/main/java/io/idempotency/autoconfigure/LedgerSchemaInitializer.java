@@ -5,15 +5,17 @@ import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
 import javax.sql.DataSource;
 
 import io.idempotency.ledger.LedgerSchema;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
@@ -28,11 +30,13 @@ import org.springframework.jdbc.support.MetaDataAccessException;
  * Creates the ledger table at start-up when the configured mode asks for it (by default only on an
  * embedded database) and the table does not exist yet. It runs after Flyway, Liquibase and the application's
  * own SQL scripts, so that a table they create (from the ledger's migrations, or a copy of its script) is
- * found and left. Beans that use the database wait for it, as they wait for Flyway and Liquibase.
+ * found and left. Beans that use the database wait for it, as they wait for Flyway and Liquibase. A table that
+ * exists without the columns of a later migration of the ledger's (in any mode) is left as it is, and a warning
+ * names the migration to apply.
  */
 public class LedgerSchemaInitializer implements InitializingBean {
 
-	private static final Log logger = LogFactory.getLog(LedgerSchemaInitializer.class);
+	private static final Logger logger = LoggerFactory.getLogger(LedgerSchemaInitializer.class);
 
 	private final DataSource dataSource;
 
@@ -52,9 +56,11 @@ public class LedgerSchemaInitializer implements InitializingBean {
 		DatabaseInitializationMode mode = this.settings.getInitializeSchema();
 		if (mode == DatabaseInitializationMode.NEVER
 				|| (mode == DatabaseInitializationMode.EMBEDDED && !EmbeddedDatabaseConnection.isEmbedded(this.dataSource))) {
+			warnIfTheTableLacksTheSettlementColumns();
 			return;
 		}
 		if (tableExists()) {
+			warnIfTheTableLacksTheSettlementColumns();
 			return;
 		}
 		String platform = (this.settings.getPlatform() != null) ? this.settings.getPlatform()
@@ -70,7 +76,95 @@ public class LedgerSchemaInitializer implements InitializingBean {
 					LedgerSchema.createScript(platform, this.settings.getTableName()).getBytes(StandardCharsets.UTF_8))),
 					this.dataSource);
 		}
-		logger.info("Created the idempotency ledger table " + this.settings.getTableName() + " (" + platform + ")");
+		logger.atInfo()
+			.addKeyValue("idempotency.table", this.settings.getTableName())
+			.addKeyValue("idempotency.platform", platform)
+			.log("Created the idempotency ledger table {} ({})", this.settings.getTableName(), platform);
+	}
+
+	/**
+	 * A table made before the ledger's migration {@code 1.0.0.0.2} serves calls as before, but settlement by
+	 * hand needs that migration's columns: the start goes on, and says what to run. Nothing is said where the
+	 * table is not found (it may be made later, or be in a schema the connection does not show).
+	 */
+	private void warnIfTheTableLacksTheSettlementColumns() {
+		try {
+			if (!Boolean.FALSE.equals(hasColumn(LedgerSchema.SETTLEMENT_COLUMNS.get(0)))) {
+				return;
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.atDebug().setCause(ex).log("Could not read the columns of the idempotency ledger table");
+			return;
+		}
+		String platform = (this.settings.getPlatform() != null) ? this.settings.getPlatform()
+				: LedgerSchema.platformOf(this.dataSource);
+		logger.atWarn()
+			.addKeyValue("idempotency.table", this.settings.getTableName())
+			.log("The idempotency ledger table {} lacks the columns {} of the ledger's migration 1.0.0.0.2: calls are"
+					+ " served as before, but settling calls by hand (Settlements) fails until they exist. Apply {}{}",
+					this.settings.getTableName(), LedgerSchema.SETTLEMENT_COLUMNS, LedgerSchema.upgradeLocation(platform),
+					" (with the table's name in place of tool_audit), or let Flyway or Liquibase apply the ledger's"
+							+ " migrations");
+	}
+
+	/**
+	 * Whether the table has a column of this name; {@code null} where the table is not found.
+	 */
+	private Boolean hasColumn(String column) {
+		String table = this.settings.getTableName();
+		int dot = table.indexOf('.');
+		String unqualified = (dot > 0) ? table.substring(dot + 1) : table;
+		try {
+			return JdbcUtils.extractDatabaseMetaData(this.dataSource, (DatabaseMetaData metaData) -> {
+				Boolean found = null;
+				for (String[] where : candidates(metaData, table)) {
+					for (String candidateTable : spellings(unqualified)) {
+						if (exists(metaData, where[0], where[1], candidateTable)) {
+							for (String candidateColumn : spellings(column)) {
+								try (ResultSet columns = metaData.getColumns(where[0], where[1], candidateTable,
+										candidateColumn)) {
+									if (columns.next()) {
+										return true;
+									}
+								}
+							}
+							found = false;
+						}
+					}
+				}
+				return found;
+			});
+		}
+		catch (MetaDataAccessException ex) {
+			throw new IllegalStateException("Could not read the columns of the idempotency ledger table " + table, ex);
+		}
+	}
+
+	/** The catalogs and schemas, each as the database may spell it, where the ledger's statements look for a table. */
+	private static List<String[]> candidates(DatabaseMetaData metaData, String name) throws SQLException {
+		int dot = name.indexOf('.');
+		String qualifier = (dot > 0) ? name.substring(0, dot) : null;
+		Connection connection = metaData.getConnection();
+		// MariaDB and MySQL call a schema a catalog (a database), and have no schemas of their own.
+		boolean catalogsAreSchemas = !metaData.supportsSchemasInTableDefinitions();
+		String catalog = connection.getCatalog();
+		String schema = catalogsAreSchemas ? null : connection.getSchema();
+		if (qualifier != null) {
+			if (catalogsAreSchemas) {
+				catalog = qualifier;
+			}
+			else {
+				schema = qualifier;
+			}
+		}
+		List<String[]> candidates = new ArrayList<>();
+		for (String candidateSchema : spellings(schema)) {
+			for (String candidateCatalog : spellings(catalog)) {
+				candidates.add(new String[] { candidateCatalog, candidateSchema });
+			}
+		}
+		return candidates;
 	}
 
 	/**
@@ -81,29 +175,13 @@ public class LedgerSchemaInitializer implements InitializingBean {
 	private boolean tableExists() {
 		String name = this.settings.getTableName();
 		int dot = name.indexOf('.');
-		String qualifier = (dot > 0) ? name.substring(0, dot) : null;
 		String table = (dot > 0) ? name.substring(dot + 1) : name;
 		try {
 			return JdbcUtils.extractDatabaseMetaData(this.dataSource, (DatabaseMetaData metaData) -> {
-				Connection connection = metaData.getConnection();
-				// MariaDB and MySQL call a schema a catalog (a database), and have no schemas of their own.
-				boolean catalogsAreSchemas = !metaData.supportsSchemasInTableDefinitions();
-				String catalog = connection.getCatalog();
-				String schema = catalogsAreSchemas ? null : connection.getSchema();
-				if (qualifier != null) {
-					if (catalogsAreSchemas) {
-						catalog = qualifier;
-					}
-					else {
-						schema = qualifier;
-					}
-				}
-				for (String candidateSchema : spellings(schema)) {
-					for (String candidateCatalog : spellings(catalog)) {
-						for (String candidateTable : spellings(table)) {
-							if (exists(metaData, candidateCatalog, candidateSchema, candidateTable)) {
-								return true;
-							}
+				for (String[] where : candidates(metaData, name)) {
+					for (String candidateTable : spellings(table)) {
+						if (exists(metaData, where[0], where[1], candidateTable)) {
+							return true;
 						}
 					}
 				}

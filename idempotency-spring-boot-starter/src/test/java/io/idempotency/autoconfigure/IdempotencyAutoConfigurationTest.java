@@ -21,6 +21,7 @@ import io.idempotency.key.IdempotencyKey;
 import org.springframework.ai.chat.model.ToolContext;
 import io.idempotency.reconcile.Reconciler;
 import io.idempotency.reconcile.ReconcilerSettings;
+import io.idempotency.reconcile.Settlements;
 import io.idempotency.autoconfigure.QuoteTool.QuoteRequest;
 import io.idempotency.autoconfigure.ai.IdempotencySpringAiAutoConfiguration;
 import io.idempotency.autoconfigure.http.IdempotencyHttpClientAutoConfiguration;
@@ -103,6 +104,7 @@ class IdempotencyAutoConfigurationTest {
 				.hasSingleBean(IdempotentToolAdvisor.class)
 				.hasSingleBean(IdempotentToolRegistry.class)
 				.hasSingleBean(Reconciler.class)
+				.hasSingleBean(Settlements.class)
 				.hasSingleBean(IdempotencyMaintenance.class);
 			QuoteTool tool = context.getBean(QuoteTool.class);
 
@@ -224,6 +226,11 @@ class IdempotencyAutoConfigurationTest {
 		}
 
 		@Bean
+		Settlements mySettlements(JdbcLedger ledger, IdempotentToolRegistry registry) {
+			return new Settlements(ledger, registry, new JsonMapper(), ReconcilerSettings.defaults());
+		}
+
+		@Bean
 		MeterRegistry meterRegistry() {
 			return new SimpleMeterRegistry();
 		}
@@ -252,6 +259,7 @@ class IdempotencyAutoConfigurationTest {
 				Arguments.of(IdempotencyMaintenance.class, "myMaintenance"),
 				Arguments.of(IdempotentToolAdvisor.class, "myAdvisor"),
 				Arguments.of(IdempotentToolRegistry.class, "myRegistry"), Arguments.of(Reconciler.class, "myReconciler"),
+				Arguments.of(Settlements.class, "mySettlements"),
 				Arguments.of(IdempotencyMetrics.class, "myMetrics"),
 				Arguments.of(IdempotencyHealthIndicator.class, "idempotencyHealthIndicator"),
 				Arguments.of(IdempotencyEndpoint.class, "myEndpoint"));
@@ -435,6 +443,7 @@ class IdempotencyAutoConfigurationTest {
 		this.runner.withPropertyValues("idempotency.reconciler.enabled=false")
 			.run((context) -> assertThat(context).hasNotFailed()
 				.doesNotHaveBean(Reconciler.class)
+				.doesNotHaveBean(Settlements.class)
 				.hasSingleBean(IdempotencyMaintenance.class));
 	}
 

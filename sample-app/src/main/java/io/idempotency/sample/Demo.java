@@ -10,7 +10,12 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
+import io.idempotency.key.IdempotencyKey;
+import io.idempotency.ledger.CallRecord;
+import io.idempotency.reconcile.CallFilter;
 import io.idempotency.reconcile.Reconciler;
+import io.idempotency.reconcile.SettlementRefusedException;
+import io.idempotency.reconcile.Settlements;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
 import io.idempotency.sample.agent.Agent;
@@ -18,9 +23,12 @@ import io.idempotency.sample.agent.RunTranscript;
 import io.idempotency.sample.external.Fault;
 import io.idempotency.sample.external.QuoteDelivery;
 import io.idempotency.sample.external.TicketSystem;
+import io.idempotency.sample.external.Warehouse;
 import io.idempotency.sample.tools.QuoteTools;
+import io.idempotency.sample.tools.ReservationTools;
 import io.idempotency.sample.tools.TicketTools;
 import io.idempotency.sample.web.LedgerView;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.env.Environment;
@@ -51,6 +59,12 @@ public class Demo {
 
 	private final ObjectProvider<Reconciler> reconciler;
 
+	private final Warehouse warehouse;
+
+	private final ReservationTools reservations;
+
+	private final ObjectProvider<Settlements> settlements;
+
 	private final Environment environment;
 
 	private final Clock clock;
@@ -60,7 +74,8 @@ public class Demo {
 	private int failed;
 
 	Demo(Agent agent, TicketTools ticketTools, TicketSystem tickets, QuoteDelivery delivery, QuoteTools quotes,
-			LedgerView ledger, ObjectProvider<Reconciler> reconciler, Environment environment, Clock clock) {
+			LedgerView ledger, ObjectProvider<Reconciler> reconciler, Warehouse warehouse, ReservationTools reservations,
+			ObjectProvider<Settlements> settlements, Environment environment, Clock clock) {
 		this.agent = agent;
 		this.ticketTools = ticketTools;
 		this.tickets = tickets;
@@ -68,6 +83,9 @@ public class Demo {
 		this.quotes = quotes;
 		this.ledger = ledger;
 		this.reconciler = reconciler;
+		this.warehouse = warehouse;
+		this.reservations = reservations;
+		this.settlements = settlements;
 		this.environment = environment;
 		this.clock = clock;
 	}
@@ -91,6 +109,7 @@ public class Demo {
 		timeoutAfterTheEffect();
 		failureBeforeTheEffect(quoteId);
 		replayRate();
+		settledByHand();
 		out.println();
 		out.println((this.failed == 0) ? "Every expectation held." : this.failed + " expectation(s) failed.");
 		return this.failed;
@@ -206,6 +225,51 @@ public class Demo {
 		return expect("the replay rate is above zero", replays.replays() > 0);
 	}
 
+	/**
+	 * The warehouse reserves, then answers too late; its search lists a reservation only an hour after it is
+	 * made, so the reconciler cannot tell whether the call took effect and hands it to a human, who looks in the
+	 * warehouse and settles it.
+	 */
+	public boolean settledByHand() {
+		title("9. A call only a person can settle: the warehouse times out after reserving, and its search lags");
+		int before = this.warehouse.reservations().size();
+		this.warehouse.arm(Fault.TIMEOUT_AFTER_EFFECT);
+		RunTranscript run = ask("reserve 50 of SKU-4411 for " + ACCOUNT);
+		boolean held = expect("one reservation, not retried within the run", this.warehouse.reservations().size() - before, 1)
+				& expect("the model read the timeout, then 'in progress' for its repeat", outcomesOf(run, "reserve_stock"),
+						List.of("error", "in_progress"));
+		Reconciler reconciler = this.reconciler.getIfAvailable();
+		Settlements settlements = this.settlements.getIfAvailable();
+		if (reconciler == null || settlements == null) {
+			return expect("the reconciler hands the call to a human", false);
+		}
+		say("the reconciler asks the warehouse's search, which cannot tell yet; after "
+				+ reconciler.settings().maxAttempts() + " attempts it hands the call to a human");
+		Optional<CallRecord> waiting = awaitHuman(run.getRunId(), reconciler, settlements, Duration.ofSeconds(90));
+		if (!expect("the call waits for a human", waiting.isPresent())) {
+			return false;
+		}
+		IdempotencyKey key = waiting.get().entry().key();
+		List<Warehouse.Reservation> found = this.warehouse.withReference(key.externalReference("whs"));
+		if (!expect("the warehouse has the call's reservation", found.size(), 1)) {
+			return false;
+		}
+		Warehouse.Reservation reservation = found.get(0);
+		say("an operator finds " + reservation.id() + " in the warehouse and settles the call as succeeded");
+		try {
+			settlements.settleSucceeded(key, new JsonMapper().writeValueAsString(reservation), "demo-operator",
+					reservation.id() + " is in the warehouse");
+		}
+		catch (SettlementRefusedException ex) {
+			return expect("the settlement is accepted: " + ex.getMessage(), false);
+		}
+		Warehouse.Reservation repeated = RunContext.supply(new Run(run.getRunId(), Agent.USER),
+				() -> this.reservations.reserveStock(ACCOUNT, "SKU-4411", 50));
+		say("the call repeated in its run: " + repeated);
+		return held & expect("a repeat of the call reads the settled reservation", repeated, reservation)
+				& expect("still one reservation", this.warehouse.reservations().size() - before, 1);
+	}
+
 	private RunTranscript ask(String message) {
 		say("user: " + message);
 		RunTranscript run = this.agent.ask(message);
@@ -227,6 +291,28 @@ public class Demo {
 				.findFirst();
 			if (row.isPresent()) {
 				return row;
+			}
+			pause();
+		}
+		return Optional.empty();
+	}
+
+	private Optional<CallRecord> awaitHuman(String runId, Reconciler reconciler, Settlements settlements,
+			Duration patience) {
+		Instant deadline = this.clock.instant().plus(patience);
+		while (this.clock.instant().isBefore(deadline)) {
+			reconciler.reconcile();
+			CallFilter filter = CallFilter.all().tool("reserve_stock").limit(CallFilter.MAX_LIMIT);
+			while (filter != null) {
+				Settlements.Page page = settlements.awaitingHuman(filter);
+				Optional<CallRecord> call = page.calls()
+					.stream()
+					.filter((candidate) -> runId.equals(candidate.entry().runId()))
+					.findFirst();
+				if (call.isPresent()) {
+					return call;
+				}
+				filter = page.next();
 			}
 			pause();
 		}

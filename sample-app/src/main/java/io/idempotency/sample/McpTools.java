@@ -5,6 +5,7 @@ import java.util.List;
 
 import io.idempotency.sample.tools.InventoryTools;
 import io.idempotency.sample.tools.QuoteTools;
+import io.idempotency.sample.tools.ReservationTools;
 import io.idempotency.sample.tools.SendQuoteTools;
 import io.idempotency.sample.tools.TicketTools;
 
@@ -15,7 +16,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The same four tools, served over MCP at {@code /mcp} by Spring AI's MCP server: three annotated methods and
+ * The same five tools, served over MCP at {@code /mcp} by Spring AI's MCP server: four annotated methods and
  * the {@code send_quote} function callback. A client names the run
  * of each {@code tools/call} in its {@code _meta} ({@code io.idempotency/runId}).
  */
@@ -24,9 +25,9 @@ class McpTools {
 
 	@Bean
 	ToolCallbackProvider salesTools(InventoryTools inventory, QuoteTools quotes, TicketTools tickets,
-			SendQuoteTools sends) {
+			ReservationTools reservations, SendQuoteTools sends) {
 		List<ToolCallback> tools = new ArrayList<>(List.of(
-				MethodToolCallbackProvider.builder().toolObjects(inventory, quotes, tickets).build().getToolCallbacks()));
+				MethodToolCallbackProvider.builder().toolObjects(inventory, quotes, tickets, reservations).build().getToolCallbacks()));
 		tools.add(sends.sendQuote());
 		return ToolCallbackProvider.from(tools);
 	}

@@ -66,4 +66,9 @@ class DemoScenariosTest extends SampleAppTest {
 		assertThat(this.demo.replayRate()).as(this::narration).isTrue();
 	}
 
+	@Test
+	void aCallTheReconcilerCannotSettleWaitsForAHumanAndASettlementByHandIsReadByItsRepeat() {
+		assertThat(this.demo.settledByHand()).as(this::narration).isTrue();
+	}
+
 }

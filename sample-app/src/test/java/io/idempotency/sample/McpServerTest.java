@@ -54,8 +54,8 @@ class McpServerTest extends SampleAppTest {
 		Map<String, McpSchema.Tool> tools = new HashMap<>();
 		this.client.listTools().tools().forEach((tool) -> tools.put(tool.name(), tool));
 
-		assertThat(tools).containsOnlyKeys("check_inventory", "draft_quote", "open_ticket", "send_quote");
-		for (String idempotent : List.of("draft_quote", "open_ticket", "send_quote")) {
+		assertThat(tools).containsOnlyKeys("check_inventory", "draft_quote", "open_ticket", "reserve_stock", "send_quote");
+		for (String idempotent : List.of("draft_quote", "open_ticket", "reserve_stock", "send_quote")) {
 			assertThat(tools.get(idempotent).annotations().idempotentHint()).as(idempotent).isTrue();
 		}
 		McpSchema.ToolAnnotations read = tools.get("check_inventory").annotations();

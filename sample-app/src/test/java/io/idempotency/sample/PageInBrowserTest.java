@@ -8,8 +8,19 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 
+import io.idempotency.key.IdempotencyKey;
+import io.idempotency.ledger.CallRecord;
+import io.idempotency.ledger.LedgerStatus;
+import io.idempotency.reconcile.Settlements;
+import io.idempotency.run.Run;
+import io.idempotency.run.RunContext;
+import io.idempotency.sample.agent.Agent;
+import io.idempotency.sample.external.Fault;
 import io.idempotency.sample.external.TicketSystem;
+import io.idempotency.sample.external.Warehouse;
+import io.idempotency.sample.tools.ReservationTools;
 import io.idempotency.sample.web.LedgerView;
+import tools.jackson.databind.json.JsonMapper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -25,6 +36,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -34,8 +46,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The page in a real headless browser (Debian's {@code chromium} and {@code chromium-driver}): a message that
- * makes the model repeat a call shows the replay badge, one ledger row and one ticket. Saves a screenshot
- * to {@code target/screenshots/page.png}.
+ * makes the model repeat a call shows the replay badge, one ledger row and one ticket; a call the reconciler
+ * cannot settle appears in the operator panel and is settled there. Saves screenshots to
+ * {@code target/screenshots/}.
  */
 class PageInBrowserTest extends SampleAppTest {
 
@@ -51,6 +64,15 @@ class PageInBrowserTest extends SampleAppTest {
 
 	@Autowired
 	LedgerView ledger;
+
+	@Autowired
+	Warehouse warehouse;
+
+	@Autowired
+	ReservationTools reservations;
+
+	@Autowired
+	Settlements settlements;
 
 	private WebDriver browser;
 
@@ -90,6 +112,7 @@ class PageInBrowserTest extends SampleAppTest {
 		// Every read below finds its elements again at each try; one that went stale in between is tried again.
 		WebDriverWait wait = new WebDriverWait(this.browser, Duration.ofSeconds(30));
 		wait.ignoring(StaleElementReferenceException.class);
+		wait.withMessage(this::whatThePageShows);
 
 		wait.until(ExpectedConditions.elementToBeClickable(By.id("message")))
 			.sendKeys("open a ticket for the seal failure");
@@ -121,8 +144,124 @@ class PageInBrowserTest extends SampleAppTest {
 		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#chat .msg.assistant"),
 				"already done earlier in this request"));
 
+		screenshot("page.png");
+	}
+
+	@Test
+	void aCallTheReconcilerCannotSettleIsSettledInTheOperatorPanel() throws IOException {
+		this.browser.get("http://localhost:" + this.port + "/");
+		// As above: rebuilt every 100 ms, so that an element held across a rebuild fails here.
+		((JavascriptExecutor) this.browser).executeScript("setInterval(refresh, 100)");
+		WebDriverWait wait = new WebDriverWait(this.browser, Duration.ofSeconds(30));
+		wait.ignoring(StaleElementReferenceException.class);
+		wait.withMessage(this::whatThePageShows);
+		int reservationsBefore = this.warehouse.reservations().size();
+
+		// The scenario, as a person plays it on the page: the warehouse times out after reserving.
+		wait.until((page) -> {
+			new Select(page.findElement(By.id("fault-warehouse"))).selectByValue("TIMEOUT_AFTER_EFFECT");
+			return this.warehouse.armed() == Fault.TIMEOUT_AFTER_EFFECT;
+		});
+		wait.until(ExpectedConditions.elementToBeClickable(By.id("message")))
+			.sendKeys("reserve 50 of SKU-4411 for Henderson Industrial");
+		this.browser.findElement(By.id("send")).click();
+
+		// The model read the timeout, then "in progress" for its repeat.
+		String runId = wait.until((page) -> {
+			WebElement run = page.findElement(By.cssSelector("#runs .run:first-child"));
+			List<String> outcomes = run.findElements(By.cssSelector(".badge"))
+				.stream()
+				.map((badge) -> badge.getDomAttribute("data-outcome"))
+				.toList();
+			return outcomes.equals(List.of("error", "in_progress")) ? run.getDomAttribute("data-run") : null;
+		});
+		assertThat(this.warehouse.reservations()).hasSize(reservationsBefore + 1);
+
+		// The reconciler tries it max-attempts times, a few seconds apart, then hands it to a human.
+		String awaiting = "#awaiting tr.awaiting-row[data-run='" + runId + "']";
+		String key = new WebDriverWait(this.browser, Duration.ofSeconds(90))
+			.ignoring(StaleElementReferenceException.class)
+			.withMessage(this::whatThePageShows)
+			.until((page) -> page.findElements(By.cssSelector(awaiting))
+				.stream()
+				.findFirst()
+				.map((row) -> row.getDomAttribute("data-key"))
+				.orElse(null));
+		String row = "#awaiting tr.awaiting-row[data-key='" + key + "']";
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(row), "reserve_stock"));
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(row), "SKU-4411"));
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(row + " td:nth-child(5)"), "3"));
+
+		// The operator looks in the warehouse: the call's reference is on a reservation.
+		List<Warehouse.Reservation> found = this.warehouse
+			.withReference(new IdempotencyKey(key).externalReference("whs"));
+		assertThat(found).hasSize(1);
+		Warehouse.Reservation reservation = found.get(0);
+
+		wait.until((page) -> {
+			page.findElement(By.cssSelector(row + " button.select-call")).click();
+			return key.equals(page.findElement(By.id("settle-key")).getDomProperty("value"));
+		});
+		this.browser.findElement(By.id("operator")).sendKeys("ops-anna");
+		this.browser.findElement(By.id("settle-result")).sendKeys(new JsonMapper().writeValueAsString(reservation));
+
+		// No reason: refused, and the page says why.
+		this.browser.findElement(By.id("settle-succeeded")).click();
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#settle-message.refused"),
+				"is refused, nothing was written: say why the call is settled so"));
+		assertThat(this.settlements.find(new IdempotencyKey(key)).orElseThrow().entry().isUnsettled()).isTrue();
+
+		this.browser.findElement(By.id("settle-reason")).sendKeys(reservation.id() + " is in the warehouse");
+		this.browser.findElement(By.id("settle-succeeded")).click();
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#settle-message.settled"),
+				"reserve_stock of run " + runId + " settled as succeeded by ops-anna"));
+
+		// The panel no longer lists it; the run and the ledger row show it settled by hand.
+		wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector(row), 0));
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(
+				By.cssSelector("#runs .run[data-run='" + runId + "'] .badge[data-outcome='settled by hand']"),
+				"settled by hand"));
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(
+				By.cssSelector("#runs .run[data-run='" + runId + "']"),
+				"ops-anna settled the call as succeeded: " + reservation.id() + " is in the warehouse"));
+		wait.until((page) -> page.findElements(By.cssSelector("#ledger tbody tr"))
+			.stream()
+			.anyMatch((ledgerRow) -> ledgerRow.getText().contains(runId)
+					&& ledgerRow.getText().contains("succeeded (settled by ops-anna)")));
+		CallRecord settled = this.settlements.find(new IdempotencyKey(key)).orElseThrow();
+		assertThat(settled.entry().status()).isEqualTo(LedgerStatus.SUCCEEDED);
+		assertThat(settled.settledBy()).isEqualTo("ops-anna");
+
+		// A repeat of the call in its run reads the settled outcome: the reservation, and no second one.
+		Warehouse.Reservation repeated = RunContext.supply(new Run(runId, Agent.USER),
+				() -> this.reservations.reserveStock("Henderson Industrial", "SKU-4411", 50));
+		assertThat(repeated).isEqualTo(reservation);
+		assertThat(this.warehouse.reservations()).hasSize(reservationsBefore + 1);
+		assertThat(this.ledger.ofRun(runId)).singleElement().satisfies((ledgerRow) -> {
+			assertThat(ledgerRow.settledBy()).isEqualTo("ops-anna");
+			assertThat(ledgerRow.reconciled()).isFalse();
+		});
+
+		screenshot("operator-panel.png");
+	}
+
+	/** A wait that times out says what the chat and the newest run showed, and what the warehouse is armed with. */
+	private String whatThePageShows() {
+		StringBuilder shown = new StringBuilder("the warehouse is armed with ").append(this.warehouse.armed());
+		for (String part : List.of("#chat", "#runs .run:first-child", "#settle-message")) {
+			try {
+				shown.append("; ").append(part).append(" shows: ").append(this.browser.findElement(By.cssSelector(part)).getText());
+			}
+			catch (RuntimeException ex) {
+				shown.append("; ").append(part).append(" could not be read: ").append(ex.getMessage().lines().findFirst().orElse(""));
+			}
+		}
+		return shown.toString();
+	}
+
+	private void screenshot(String name) throws IOException {
 		File screenshot = ((TakesScreenshot) this.browser).getScreenshotAs(OutputType.FILE);
-		Path saved = Path.of("target", "screenshots", "page.png");
+		Path saved = Path.of("target", "screenshots", name);
 		Files.createDirectories(saved.getParent());
 		Files.copy(screenshot.toPath(), saved, StandardCopyOption.REPLACE_EXISTING);
 	}

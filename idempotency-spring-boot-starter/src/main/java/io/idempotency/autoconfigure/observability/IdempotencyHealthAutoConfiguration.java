@@ -7,6 +7,7 @@ import java.util.function.Supplier;
 
 import io.idempotency.advice.IdempotentToolRegistry;
 import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.reconcile.Settlements;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.beans.factory.ObjectProvider;
@@ -19,7 +20,10 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** The health indicator and the {@code idempotency} Actuator endpoint, each where Boot's classes are present. */
+/**
+ * The health indicator, the {@code idempotency} Actuator endpoint and the {@code idempotencycalls} endpoint of
+ * the settlements, each where Boot's classes are present.
+ */
 @AutoConfiguration(after = IdempotencyReconcilerAutoConfiguration.class)
 @ConditionalOnBean(JdbcLedger.class)
 public class IdempotencyHealthAutoConfiguration {
@@ -67,6 +71,20 @@ public class IdempotencyHealthAutoConfiguration {
 			return new IdempotencyEndpoint(ledger, properties.getHealth().getWindow(),
 					properties.getReconciler().getMaxAttempts(), transactionalTools(tools),
 					properties.getReconciler().getStaleAfter(), answers::byKind);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint")
+	@ConditionalOnBean(Settlements.class)
+	@ConditionalOnAvailableEndpoint(IdempotencyCallsEndpoint.class)
+	static class Calls {
+
+		@Bean
+		@ConditionalOnMissingBean
+		IdempotencyCallsEndpoint idempotencyCallsEndpoint(Settlements settlements) {
+			return new IdempotencyCallsEndpoint(settlements);
 		}
 
 	}

@@ -1,9 +1,12 @@
 package io.idempotency.autoconfigure.observability;
 
 import java.time.Duration;
+import java.util.Locale;
 
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.reconcile.Reconciler;
+import io.idempotency.reconcile.SettlementRefusedException;
+import io.idempotency.reconcile.Settlements;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,8 +19,10 @@ import org.springframework.beans.factory.ObjectProvider;
  * observation of each call makes (see {@code IdempotentCallObservationDocumentation}): from the whole ledger,
  * the gauge {@code idempotency.ledger.awaiting.human}, read at most once per {@code cacheFor}; from this
  * instance, {@code idempotency.late.completions}, {@code idempotency.late.successes},
- * {@code idempotency.reconciled} (by {@code idempotency.status}: {@code succeeded}, {@code failed}) and
- * {@code idempotency.reconcile.human.handoffs}.
+ * {@code idempotency.reconciled} (by {@code idempotency.status}: {@code succeeded}, {@code failed}),
+ * {@code idempotency.reconcile.human.handoffs}, {@code idempotency.settlements} (by
+ * {@code idempotency.settlement}: {@code succeeded}, {@code failed}, {@code retry}) and
+ * {@code idempotency.settlements.refused} (by {@code idempotency.reason}: the refusal's reason, lower case).
  */
 public class IdempotencyMetrics implements MeterBinder {
 
@@ -27,6 +32,8 @@ public class IdempotencyMetrics implements MeterBinder {
 
 	private final AwaitingHuman awaitingHuman;
 
+	private final ObjectProvider<Settlements> settlements;
+
 	/**
 	 * @param humanAfterAttempts the reconciler's {@code maxAttempts}: an unsettled row tried that many times waits
 	 * for a human
@@ -34,9 +41,21 @@ public class IdempotencyMetrics implements MeterBinder {
 	 */
 	public IdempotencyMetrics(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler, int humanAfterAttempts,
 			Duration cacheFor) {
+		this(ledger, reconciler, humanAfterAttempts, cacheFor, null);
+	}
+
+	/**
+	 * @param humanAfterAttempts the reconciler's {@code maxAttempts}: an unsettled row tried that many times waits
+	 * for a human
+	 * @param cacheFor how long the gauge of rows waiting for a human reuses its last reading of the ledger
+	 * @param settlements the operators' settlements, counted where there is a bean of them
+	 */
+	public IdempotencyMetrics(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler, int humanAfterAttempts,
+			Duration cacheFor, ObjectProvider<Settlements> settlements) {
 		this.ledger = ledger;
 		this.reconciler = reconciler;
 		this.awaitingHuman = new AwaitingHuman(ledger, humanAfterAttempts, cacheFor);
+		this.settlements = settlements;
 	}
 
 	@Override
@@ -65,6 +84,33 @@ public class IdempotencyMetrics implements MeterBinder {
 				.register(registry);
 			FunctionCounter.builder("idempotency.reconcile.human.handoffs", found, Reconciler::awaitingHuman)
 				.description("Calls the reconciler of this instance could not resolve and handed to a human")
+				.register(registry);
+		}
+		Settlements settled = (this.settlements != null) ? this.settlements.getIfAvailable() : null;
+		if (settled != null) {
+			bindSettlements(registry, settled);
+		}
+	}
+
+	private static void bindSettlements(MeterRegistry registry, Settlements settlements) {
+		String settledDescription = "Calls settled by hand on this instance, by how: succeeded, failed, or sent back"
+				+ " to the reconciler (retry)";
+		FunctionCounter.builder("idempotency.settlements", settlements, Settlements::settledSucceeded)
+			.tag("idempotency.settlement", "succeeded")
+			.description(settledDescription)
+			.register(registry);
+		FunctionCounter.builder("idempotency.settlements", settlements, Settlements::settledFailed)
+			.tag("idempotency.settlement", "failed")
+			.description(settledDescription)
+			.register(registry);
+		FunctionCounter.builder("idempotency.settlements", settlements, Settlements::sentBack)
+			.tag("idempotency.settlement", "retry")
+			.description(settledDescription)
+			.register(registry);
+		for (SettlementRefusedException.Reason reason : SettlementRefusedException.Reason.values()) {
+			FunctionCounter.builder("idempotency.settlements.refused", settlements, (s) -> s.refused(reason))
+				.tag("idempotency.reason", reason.name().toLowerCase(Locale.ROOT))
+				.description("Settlements by hand refused on this instance, nothing written, by the reason")
 				.register(registry);
 		}
 	}

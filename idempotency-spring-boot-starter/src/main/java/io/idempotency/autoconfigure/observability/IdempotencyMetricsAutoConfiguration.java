@@ -2,6 +2,7 @@ package io.idempotency.autoconfigure.observability;
 
 import io.idempotency.autoconfigure.IdempotencyProperties;
 import io.idempotency.reconcile.Reconciler;
+import io.idempotency.reconcile.Settlements;
 import io.idempotency.autoconfigure.IdempotencyReconcilerAutoConfiguration;
 import io.idempotency.ledger.JdbcLedger;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -27,9 +28,9 @@ public class IdempotencyMetricsAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	IdempotencyMetrics idempotencyMetrics(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler,
-			IdempotencyProperties properties) {
+			IdempotencyProperties properties, ObjectProvider<Settlements> settlements) {
 		return new IdempotencyMetrics(ledger, reconciler, properties.getReconciler().getMaxAttempts(),
-				properties.getHealth().getCacheFor());
+				properties.getHealth().getCacheFor(), settlements);
 	}
 
 }

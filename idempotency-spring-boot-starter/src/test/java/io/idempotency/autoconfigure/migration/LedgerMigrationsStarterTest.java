@@ -117,7 +117,7 @@ class LedgerMigrationsStarterTest {
 				.withPropertyValues("idempotency.jdbc.initialize-schema=never")
 				.run((context) -> {
 					claimsAndReplays(context);
-					assertThat(applied(context)).containsExactly("1 Success", "1.0.0.0.1 Success", "2 Success");
+					assertThat(applied(context)).containsExactly("1 Success", "1.0.0.0.1 Success", "1.0.0.0.2 Success", "2 Success");
 				});
 		}
 	}
@@ -141,7 +141,8 @@ class LedgerMigrationsStarterTest {
 				.withPropertyValues("idempotency.jdbc.initialize-schema=never", "spring.flyway.out-of-order=true")
 				.run((context) -> {
 					claimsAndReplays(context);
-					assertThat(applied(context)).containsExactly("1 Success", "2 Success", "1.0.0.0.1 Out of Order");
+					assertThat(applied(context)).containsExactly("1 Success", "2 Success", "1.0.0.0.1 Out of Order",
+							"1.0.0.0.2 Out of Order");
 				});
 		}
 	}
@@ -153,7 +154,8 @@ class LedgerMigrationsStarterTest {
 			withLiquibase(schema).withPropertyValues("idempotency.jdbc.initialize-schema=never").run((context) -> {
 				claimsAndReplays(context);
 				assertThat(LedgerMigrationsTest.changeSets(schema.dataSource())).containsExactly("tickets EXECUTED",
-						ledgerChangeSet(database) + " EXECUTED");
+						ledgerChangeSet("1.0.0.0.1", database) + " EXECUTED",
+						ledgerChangeSet("1.0.0.0.2", database) + " EXECUTED");
 			});
 		}
 	}
@@ -166,7 +168,7 @@ class LedgerMigrationsStarterTest {
 				.withPropertyValues("idempotency.jdbc.initialize-schema=always")
 				.run((context) -> {
 					claimsAndReplays(context);
-					assertThat(applied(context)).containsExactly("1 Success", "1.0.0.0.1 Success", "2 Success");
+					assertThat(applied(context)).containsExactly("1 Success", "1.0.0.0.1 Success", "1.0.0.0.2 Success", "2 Success");
 				});
 		}
 	}
@@ -178,7 +180,8 @@ class LedgerMigrationsStarterTest {
 			withLiquibase(schema).withPropertyValues("idempotency.jdbc.initialize-schema=always").run((context) -> {
 				claimsAndReplays(context);
 				assertThat(LedgerMigrationsTest.changeSets(schema.dataSource())).containsExactly("tickets EXECUTED",
-						ledgerChangeSet(database) + " EXECUTED");
+						ledgerChangeSet("1.0.0.0.1", database) + " EXECUTED",
+						ledgerChangeSet("1.0.0.0.2", database) + " EXECUTED");
 			});
 		}
 	}
@@ -188,7 +191,7 @@ class LedgerMigrationsStarterTest {
 		try (FreshSchema schema = FreshSchema.on(TestDatabase.H2)) {
 			withFlyway(schema, APPLICATION_MIGRATIONS, LEDGER_MIGRATIONS).run((context) -> {
 				claimsAndReplays(context);
-				assertThat(applied(context)).containsExactly("1 Success", "1.0.0.0.1 Success", "2 Success");
+				assertThat(applied(context)).containsExactly("1 Success", "1.0.0.0.1 Success", "1.0.0.0.2 Success", "2 Success");
 			});
 		}
 	}
@@ -211,7 +214,7 @@ class LedgerMigrationsStarterTest {
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
-	void aTableTheInitializerCreatedMovesToFlywayByABaselineAtTheLedgersVersion(TestDatabase database) {
+	void aTableTheInitializerCreatedMovesToFlywayByABaselineAtTheLedgersLatestVersion(TestDatabase database) {
 		try (FreshSchema schema = FreshSchema.on(database)) {
 			application(schema)
 				.withPropertyValues("spring.flyway.enabled=false", "spring.liquibase.enabled=false",
@@ -220,10 +223,10 @@ class LedgerMigrationsStarterTest {
 
 			withFlyway(schema, LEDGER_MIGRATIONS)
 				.withPropertyValues("idempotency.jdbc.initialize-schema=never", "spring.flyway.baseline-on-migrate=true",
-						"spring.flyway.baseline-version=1.0.0.0.1")
+						"spring.flyway.baseline-version=1.0.0.0.2")
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
-					assertThat(applied(context)).containsExactly("1.0.0.0.1 Baseline");
+					assertThat(applied(context)).containsExactly("1.0.0.0.2 Baseline");
 					assertThat(open(context, "run-1")).as("the call made before is replayed").isEqualTo("T-1");
 					assertThat(context.getBean(TicketTool.class).opened()).isZero();
 				});
@@ -242,7 +245,8 @@ class LedgerMigrationsStarterTest {
 			withLiquibase(schema).withPropertyValues("idempotency.jdbc.initialize-schema=never").run((context) -> {
 				assertThat(context).hasNotFailed();
 				assertThat(LedgerMigrationsTest.changeSets(schema.dataSource())).containsExactly("tickets EXECUTED",
-						ledgerChangeSet(database) + " MARK_RAN");
+						ledgerChangeSet("1.0.0.0.1", database) + " MARK_RAN",
+						ledgerChangeSet("1.0.0.0.2", database) + " MARK_RAN");
 				assertThat(open(context, "run-1")).as("the call made before is replayed").isEqualTo("T-1");
 				assertThat(context.getBean(TicketTool.class).opened()).isZero();
 			});
@@ -262,10 +266,10 @@ class LedgerMigrationsStarterTest {
 				.locations("classpath:io/idempotency/ledger/migration/" + LedgerMigrationsTest.vendorOf(database))
 				.table("idempotency_schema_history")
 				.baselineOnMigrate(true)
-				.baselineVersion("1.0.0.0.1")
+				.baselineVersion("1.0.0.0.2")
 				.load();
 			ledgerFlyway.migrate();
-			assertThat(appliedBy(ledgerFlyway)).containsExactly("1.0.0.0.1 Baseline");
+			assertThat(appliedBy(ledgerFlyway)).containsExactly("1.0.0.0.2 Baseline");
 
 			withFlyway(schema, APPLICATION_MIGRATIONS).withPropertyValues("idempotency.jdbc.initialize-schema=never")
 				.run((context) -> {
@@ -290,7 +294,8 @@ class LedgerMigrationsStarterTest {
 				.baselineOnMigrate(true)
 				.load();
 			ledgerFlyway.migrate();
-			assertThat(appliedBy(ledgerFlyway)).containsExactly("1 Baseline", "1.0.0.0.1 Success");
+			assertThat(appliedBy(ledgerFlyway)).containsExactly("1 Baseline", "1.0.0.0.1 Success",
+					"1.0.0.0.2 Success");
 
 			withFlyway(schema, APPLICATION_MIGRATIONS).withPropertyValues("idempotency.jdbc.initialize-schema=never")
 				.run(LedgerMigrationsStarterTest::claimsAndReplays);
@@ -299,9 +304,8 @@ class LedgerMigrationsStarterTest {
 		}
 	}
 
-	private static String ledgerChangeSet(TestDatabase database) {
-		return "idempotency-ledger-1.0.0.0.1-"
-				+ ((database == TestDatabase.MARIADB) ? "mysql" : LedgerMigrationsTest.vendorOf(database));
+	private static String ledgerChangeSet(String version, TestDatabase database) {
+		return LedgerMigrationsTest.changeSet(version, database);
 	}
 
 }

@@ -26,6 +26,7 @@ import org.springframework.core.io.DefaultResourceLoader;
 import org.springframework.core.io.Resource;
 import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -45,7 +46,9 @@ class LedgerMigrationsTest {
 	 * table with a new migration instead.
 	 */
 	private static final Map<String, Integer> RELEASED = Map.of("postgresql/1.0.0.0.1", 329171022,
-			"mysql/1.0.0.0.1", 880284380, "mariadb/1.0.0.0.1", 880284380, "h2/1.0.0.0.1", -1475499320);
+			"mysql/1.0.0.0.1", 880284380, "mariadb/1.0.0.0.1", 880284380, "h2/1.0.0.0.1", -1475499320,
+			"postgresql/1.0.0.0.2", -592560247, "mysql/1.0.0.0.2", -601966761, "mariadb/1.0.0.0.2", -601966761,
+			"h2/1.0.0.0.2", 237031053);
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
@@ -71,10 +74,67 @@ class LedgerMigrationsTest {
 			LedgerSchema.create(scripted.dataSource(), "tool_audit");
 
 			assertThat(tableOf(migrated)).isEqualTo(tableOf(scripted));
-			assertThat(changeSets(migrated.dataSource())).containsExactly(
-					"idempotency-ledger-1.0.0.0.1-" + (database == TestDatabase.MARIADB ? "mysql" : vendorOf(database))
-							+ " EXECUTED");
+			assertThat(changeSets(migrated.dataSource())).containsExactly(changeSet("1.0.0.0.1", database) + " EXECUTED",
+					changeSet("1.0.0.0.2", database) + " EXECUTED");
 		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aTableOfTheFirstMigrationIsBroughtToTheSchemaScriptsTableByFlywayFromABaseline(TestDatabase database) {
+		try (FreshSchema migrated = FreshSchema.on(database); FreshSchema scripted = FreshSchema.on(database)) {
+			firstMigration(migrated, database);
+			Flyway flyway = Flyway.configure()
+				.dataSource(migrated.dataSource())
+				.locations("classpath:" + LOCATION + vendorOf(database))
+				.baselineOnMigrate(true)
+				.baselineVersion("1.0.0.0.1")
+				.load();
+			flyway.migrate();
+			LedgerSchema.create(scripted.dataSource(), "tool_audit");
+
+			assertThat(tableOf(migrated)).isEqualTo(tableOf(scripted));
+			assertThat(flyway.info().applied()).extracting((migration) -> migration.getVersion().getVersion())
+				.containsExactly("1.0.0.0.1", "1.0.0.0.2");
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aTableOfTheFirstMigrationIsBroughtToTheSchemaScriptsTableByLiquibase(TestDatabase database) throws Exception {
+		try (FreshSchema migrated = FreshSchema.on(database); FreshSchema scripted = FreshSchema.on(database)) {
+			firstMigration(migrated, database);
+			liquibase(migrated.dataSource(), CHANGELOG);
+			LedgerSchema.create(scripted.dataSource(), "tool_audit");
+
+			assertThat(tableOf(migrated)).isEqualTo(tableOf(scripted));
+			assertThat(changeSets(migrated.dataSource())).containsExactly(changeSet("1.0.0.0.1", database) + " MARK_RAN",
+					changeSet("1.0.0.0.2", database) + " EXECUTED");
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aTableOfTheSchemaScriptIsTakenByLiquibaseAsAtTheLatestChangeSet(TestDatabase database) throws Exception {
+		try (FreshSchema schema = FreshSchema.on(database)) {
+			LedgerSchema.create(schema.dataSource(), "tool_audit");
+			liquibase(schema.dataSource(), CHANGELOG);
+
+			assertThat(changeSets(schema.dataSource())).containsExactly(changeSet("1.0.0.0.1", database) + " MARK_RAN",
+					changeSet("1.0.0.0.2", database) + " MARK_RAN");
+		}
+	}
+
+	/** The ledger's change set of a version for a database. */
+	static String changeSet(String version, TestDatabase database) {
+		return "idempotency-ledger-" + version + "-" + (database == TestDatabase.MARIADB ? "mysql" : vendorOf(database));
+	}
+
+	/** Makes the table as the first migration alone made it, before the later ones existed. */
+	static void firstMigration(FreshSchema schema, TestDatabase database) {
+		ResourceDatabasePopulator populator = new ResourceDatabasePopulator(
+				new ClassPathResource(LOCATION + vendorOf(database) + "/V1_0_0_0_1__idempotency_ledger.sql"));
+		populator.execute(schema.dataSource());
 	}
 
 	@ParameterizedTest

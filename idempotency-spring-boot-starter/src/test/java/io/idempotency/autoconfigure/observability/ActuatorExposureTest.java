@@ -71,6 +71,7 @@ class ActuatorExposureTest {
 		void theEndpointIsNotExposedAndHealthShowsNoDetails() throws Exception {
 			call(this.tool);
 			assertThat(get(this.port, "/actuator/idempotency")).startsWith("404");
+			assertThat(get(this.port, "/actuator/idempotencycalls")).startsWith("404");
 			String health = get(this.port, "/actuator/health");
 			assertThat(health).startsWith("200").doesNotContain("idempotency").doesNotContain("replays");
 		}
@@ -96,6 +97,8 @@ class ActuatorExposureTest {
 			String report = get(this.port, "/actuator/idempotency");
 			assertThat(report).startsWith("200").contains("\"replays\"").contains("rowsByStatus");
 			assertThat(report).doesNotContain(PRIVATE_NOTE).doesNotContain("SKU-4411").doesNotContain("Henderson");
+			assertThat(get(this.port, "/actuator/idempotencycalls")).as("the settlements are exposed apart")
+				.startsWith("404");
 			String health = get(this.port, "/actuator/health");
 			assertThat(health).startsWith("200").contains("\"idempotency\"").contains("\"replays\"");
 			assertThat(health).doesNotContain(PRIVATE_NOTE).doesNotContain("SKU-4411");

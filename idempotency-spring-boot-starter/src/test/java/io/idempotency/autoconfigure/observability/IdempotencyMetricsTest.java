@@ -134,7 +134,8 @@ class IdempotencyMetricsTest {
 				.as("no meter counts the calls beside the observation's timer")
 				.containsOnly("idempotency.tool.call", "idempotency.tool.call.active",
 						"idempotency.ledger.awaiting.human", "idempotency.late.completions", "idempotency.late.successes",
-						"idempotency.reconciled", "idempotency.reconcile.human.handoffs");
+						"idempotency.reconciled", "idempotency.reconcile.human.handoffs", "idempotency.settlements",
+						"idempotency.settlements.refused");
 			assertThat(registry.get("idempotency.reconciled").functionCounters())
 				.extracting((counter) -> counter.getId().getTag("idempotency.status"))
 				.containsExactlyInAnyOrder("succeeded", "failed");

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.idempotency.sample.tools.InventoryTools;
 import io.idempotency.sample.tools.QuoteTools;
+import io.idempotency.sample.tools.ReservationTools;
 import io.idempotency.sample.tools.SendQuoteTools;
 import io.idempotency.sample.tools.TicketTools;
 
@@ -45,15 +46,15 @@ public class Agent {
 	private final Clock clock;
 
 	Agent(ChatClient.Builder chat, InventoryTools inventory,
-			QuoteTools quotes, TicketTools tickets, SendQuoteTools sends, Clock clock) {
+			QuoteTools quotes, TicketTools tickets, ReservationTools reservations, SendQuoteTools sends, Clock clock) {
 		this.clock = clock;
 		// The tools marked @IdempotentTool; check_inventory is a read.
-		this.idempotentTools = Set.of("draft_quote", "open_ticket", "send_quote");
+		this.idempotentTools = Set.of("draft_quote", "open_ticket", "reserve_stock", "send_quote");
 		this.chat = chat.defaultSystem("You are an inside-sales assistant. Use the tools to act; report each"
 				+ " action once.")
 			.defaultAdvisors(new TranscriptAdvisor(() -> this.idempotentTools))
 			.build();
-		this.tools = List.of(inventory, quotes, tickets);
+		this.tools = List.of(inventory, quotes, tickets, reservations);
 		this.sends = sends;
 	}
 

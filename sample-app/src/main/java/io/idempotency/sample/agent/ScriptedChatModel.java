@@ -36,7 +36,9 @@ import org.springframework.ai.model.tool.ToolCallingChatOptions;
  * <li>"open a ticket for the seal failure and one for the pump noise" (optionally "... at Acme"): two
  * {@code open_ticket} calls in one turn with a twin of the first, then the first again, re-spaced and its
  * description rephrased;</li>
- * <li>"send quote 7": {@code send_quote}, then the same call again.</li>
+ * <li>"send quote 7": {@code send_quote}, then the same call again;</li>
+ * <li>"reserve 50 of SKU-4411 for Henderson Industrial": {@code reserve_stock}, then the same call again,
+ * re-spaced.</li>
  * </ul>
  */
 public class ScriptedChatModel implements ChatModel {
@@ -49,6 +51,9 @@ public class ScriptedChatModel implements ChatModel {
 	private static final Pattern TICKETS = Pattern.compile(
 			"ticket\\s+(?:for|about)\\s+(?:the\\s+)?(.+?)(?:\\s+and\\s+(?:one|another)\\s+(?:for|about)\\s+(?:the\\s+)?(.+?))?(?:\\s+at\\s+(.+?))?[.!]?$",
 			Pattern.CASE_INSENSITIVE);
+
+	private static final Pattern RESERVE = Pattern
+		.compile("reserve\\s+(\\d+)\\s+(?:of|x|units of)\\s+(SKU-[\\w-]+)\\s+for\\s+(.+?)[.!]?$", Pattern.CASE_INSENSITIVE);
 
 	private static final Pattern SEND = Pattern.compile("send\\s+quote\\s+#?(\\d+)", Pattern.CASE_INSENSITIVE);
 
@@ -87,7 +92,16 @@ public class ScriptedChatModel implements ChatModel {
 		Matcher quote = QUOTE.matcher(request);
 		Matcher tickets = TICKETS.matcher(request);
 		Matcher send = SEND.matcher(request);
-		if (quote.find()) {
+		Matcher reserve = RESERVE.matcher(request);
+		if (reserve.find()) {
+			int quantity = Integer.parseInt(reserve.group(1));
+			String sku = reserve.group(2).toUpperCase();
+			String account = reserve.group(3).trim();
+			turns.add(List.of(call("reserve_stock", ordered("accountName", account, "sku", sku, "quantity", quantity))));
+			// The model calls again, the SKU re-spaced.
+			turns.add(List.of(call("reserve_stock", ordered("sku", sku + " ", "quantity", quantity, "accountName", account))));
+		}
+		else if (quote.find()) {
 			int quantity = Integer.parseInt(quote.group(1));
 			String sku = quote.group(2).toUpperCase();
 			String account = quote.group(3).trim();
@@ -148,8 +162,9 @@ public class ScriptedChatModel implements ChatModel {
 	/** The answer to the user, from what the tools returned in this turn of the conversation. */
 	private static String summary(boolean nothingPlanned, List<Message> thisRequest) {
 		if (nothingPlanned) {
-			return "I can draft quotes, open tickets and send quotes. Try \"quote 200 of SKU-4411 for Henderson"
-					+ " Industrial\", \"open a ticket for the seal failure and one for the pump noise\" or \"send quote 1\".";
+			return "I can draft quotes, open tickets, reserve stock and send quotes. Try \"quote 200 of SKU-4411 for"
+					+ " Henderson Industrial\", \"open a ticket for the seal failure and one for the pump noise\", \"reserve 50"
+					+ " of SKU-4411 for Henderson Industrial\" or \"send quote 1\".";
 		}
 		List<String> lines = new ArrayList<>();
 		for (Message message : thisRequest) {

@@ -1,5 +1,7 @@
 package io.idempotency.sample.external;
 
+import java.time.Clock;
+
 import io.idempotency.sample.SampleSchema;
 
 import org.springframework.beans.factory.annotation.Value;
@@ -22,6 +24,12 @@ public class ExternalSystems {
 	@Bean
 	QuoteDelivery quoteDelivery(JdbcTemplate jdbc, SampleSchema schema, @Value("${sample.delivery.port:0}") int port) {
 		return new QuoteDelivery(jdbc, port);
+	}
+
+	@Bean
+	Warehouse warehouse(JdbcTemplate jdbc, SampleSchema schema, Clock clock,
+			@Value("${sample.warehouse.port:0}") int port) {
+		return new Warehouse(jdbc, clock, port);
 	}
 
 }

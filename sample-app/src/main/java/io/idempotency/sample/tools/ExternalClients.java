@@ -5,6 +5,7 @@ import java.time.Duration;
 
 import io.idempotency.sample.external.QuoteDelivery;
 import io.idempotency.sample.external.TicketSystem;
+import io.idempotency.sample.external.Warehouse;
 
 import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.stereotype.Component;
@@ -23,12 +24,15 @@ public class ExternalClients {
 
 	private final RestClient quoteDelivery;
 
-	ExternalClients(RestClient.Builder builder, TicketSystem tickets, QuoteDelivery delivery) {
+	private final RestClient warehouse;
+
+	ExternalClients(RestClient.Builder builder, TicketSystem tickets, QuoteDelivery delivery, Warehouse warehouse) {
 		JdkClientHttpRequestFactory requests = new JdkClientHttpRequestFactory(
 				HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build());
 		requests.setReadTimeout(READ_TIMEOUT);
 		this.ticketSystem = builder.clone().requestFactory(requests).baseUrl(tickets.baseUrl()).build();
 		this.quoteDelivery = builder.clone().requestFactory(requests).baseUrl(delivery.baseUrl()).build();
+		this.warehouse = builder.clone().requestFactory(requests).baseUrl(warehouse.baseUrl()).build();
 	}
 
 	RestClient ticketSystem() {
@@ -37,6 +41,10 @@ public class ExternalClients {
 
 	RestClient quoteDelivery() {
 		return this.quoteDelivery;
+	}
+
+	RestClient warehouse() {
+		return this.warehouse;
 	}
 
 }

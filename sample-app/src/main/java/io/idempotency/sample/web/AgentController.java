@@ -9,6 +9,7 @@ import io.idempotency.sample.agent.RunTranscript;
 import io.idempotency.sample.external.Fault;
 import io.idempotency.sample.external.QuoteDelivery;
 import io.idempotency.sample.external.TicketSystem;
+import io.idempotency.sample.external.Warehouse;
 import io.idempotency.sample.tools.QuoteTools;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -37,7 +38,7 @@ public class AgentController {
 
 	public record State(List<Run> runs, List<LedgerView.Row> ledger, LedgerView.Replays replays,
 			List<TicketSystem.Ticket> tickets, List<QuoteTools.Quote> quotes, List<QuoteDelivery.Send> sends,
-			Switches switches) {
+			List<Warehouse.Reservation> reservations, Switches switches) {
 	}
 
 	private final Agent agent;
@@ -50,15 +51,18 @@ public class AgentController {
 
 	private final QuoteTools quotes;
 
+	private final Warehouse warehouse;
+
 	private final ObjectProvider<Reconciler> reconciler;
 
 	AgentController(Agent agent, LedgerView ledger, TicketSystem tickets, QuoteDelivery delivery, QuoteTools quotes,
-			ObjectProvider<Reconciler> reconciler) {
+			Warehouse warehouse, ObjectProvider<Reconciler> reconciler) {
 		this.agent = agent;
 		this.ledger = ledger;
 		this.tickets = tickets;
 		this.delivery = delivery;
 		this.quotes = quotes;
+		this.warehouse = warehouse;
 		this.reconciler = reconciler;
 	}
 
@@ -77,7 +81,7 @@ public class AgentController {
 			.map((transcript) -> new Run(transcript, this.ledger.ofRun(transcript.getRunId())))
 			.toList();
 		return new State(runs, this.ledger.latest(50), replays, this.tickets.tickets(),
-				this.quotes.quotes(), this.delivery.sends(), switches());
+				this.quotes.quotes(), this.delivery.sends(), this.warehouse.reservations(), switches());
 	}
 
 	/** Arms the next request to an external system with a fault: {@code {"service": "tickets", "fault": "..."}}. */
@@ -87,8 +91,9 @@ public class AgentController {
 		switch (String.valueOf(request.get("service"))) {
 			case "tickets" -> this.tickets.arm(fault);
 			case "delivery" -> this.delivery.arm(fault);
-			default -> throw new IllegalArgumentException(
-					"No external system '" + request.get("service") + "': the systems are 'tickets' and 'delivery'");
+			case "warehouse" -> this.warehouse.arm(fault);
+			default -> throw new IllegalArgumentException("No external system '" + request.get("service")
+					+ "': the systems are 'tickets', 'delivery' and 'warehouse'");
 		}
 		return switches();
 	}
@@ -122,7 +127,9 @@ public class AgentController {
 	}
 
 	private Switches switches() {
-		return new Switches(Map.of("tickets", this.tickets.armed(), "delivery", this.delivery.armed()),
+		return new Switches(
+				Map.of("tickets", this.tickets.armed(), "delivery", this.delivery.armed(), "warehouse",
+						this.warehouse.armed()),
 				this.agent.idempotencyOff(), this.reconciler.getIfAvailable() != null);
 	}
 

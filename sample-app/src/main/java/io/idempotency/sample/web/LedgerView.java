@@ -18,21 +18,30 @@ public class LedgerView {
 	/**
 	 * A ledger row, as the guide's table of columns (docs/ledger-and-databases.md) describes it.
 	 *
-	 * @param reconciled settled by the reconciler, not by the call itself
+	 * @param key the call's idempotency key
+	 * @param reconciled settled by the reconciler, not by the call itself nor by hand
+	 * @param settledBy who settled the call by hand, or {@code null}
+	 * @param settleReason why, as that operator wrote it, or {@code null}
 	 */
-	public record Row(String runId, String tool, String status, String arguments, String result, String error,
-			int replayCount, int reconcileAttempts, boolean reconciled, String startedAt) {
+	public record Row(String key, String runId, String tool, String status, String arguments, String result,
+			String error, int replayCount, int reconcileAttempts, boolean reconciled, String settledBy,
+			String settleReason, String startedAt) {
 	}
 
+	// An operator who sent a call back to the reconciler is in settled_by too; the row is settled by hand when
+	// its outcome was written by that settlement (finished_at = settled_at), not by a later pass.
 	private static final String COLUMNS = "SELECT run_id, tool, status, arguments, result, error, replay_count,"
-			+ " reconcile_attempts, started_at FROM ";
+			+ " reconcile_attempts, started_at, idempotency_key, settled_by, settle_reason,"
+			+ " CASE WHEN settled_at >= finished_at THEN 1 ELSE 0 END FROM ";
 
 	private static final RowMapper<Row> ROW = (row, n) -> {
 		String status = row.getString(3);
 		int attempts = row.getInt(8);
-		return new Row(row.getString(1), row.getString(2), status, row.getString(4), row.getString(5), row.getString(6),
-				row.getInt(7), attempts, attempts > 0 && (status.equals("succeeded") || status.equals("failed")),
-				row.getString(9));
+		boolean settled = status.equals("succeeded") || status.equals("failed");
+		boolean byHand = settled && row.getString(11) != null && row.getInt(13) == 1;
+		return new Row(row.getString(10), row.getString(1), row.getString(2), status, row.getString(4),
+				row.getString(5), row.getString(6), row.getInt(7), attempts, settled && attempts > 0 && !byHand,
+				byHand ? row.getString(11) : null, byHand ? row.getString(12) : null, row.getString(9));
 	};
 
 	public record Replays(long executions, long replays, double rate, String warning) {

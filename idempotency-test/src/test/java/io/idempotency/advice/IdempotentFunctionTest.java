@@ -29,7 +29,7 @@ import io.idempotency.ToolCallInProgressException;
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.key.InvalidArgumentsException;
-import io.idempotency.ledger.InMemoryLedger;
+import io.idempotency.test.InMemoryLedger;
 import io.idempotency.ledger.LedgerEntry;
 import io.idempotency.ledger.LedgerStatus;
 import io.idempotency.reconcile.Reconciler;

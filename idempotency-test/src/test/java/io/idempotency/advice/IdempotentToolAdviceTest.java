@@ -22,7 +22,7 @@ import java.util.concurrent.Future;
 
 import io.idempotency.OrderTools;
 import io.idempotency.OrderTools.Order;
-import io.idempotency.ledger.InMemoryLedger;
+import io.idempotency.test.InMemoryLedger;
 import io.idempotency.ledger.LedgerEntry;
 import io.idempotency.ledger.LedgerStatus;
 import io.idempotency.run.Run;

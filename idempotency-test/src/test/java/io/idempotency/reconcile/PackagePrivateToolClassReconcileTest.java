@@ -10,7 +10,7 @@ import io.idempotency.IdempotentTool;
 import io.idempotency.Reconciliation;
 import io.idempotency.advice.IdempotentToolRegistry;
 import io.idempotency.key.IdempotencyKey;
-import io.idempotency.ledger.InMemoryLedger;
+import io.idempotency.test.InMemoryLedger;
 import io.idempotency.ledger.LedgerEntry;
 import io.idempotency.ledger.LedgerStatus;
 import io.idempotency.run.Run;

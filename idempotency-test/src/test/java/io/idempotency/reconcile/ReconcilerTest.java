@@ -12,7 +12,7 @@ import io.idempotency.OrderTools.Order;
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.ledger.ClaimRequest;
-import io.idempotency.ledger.InMemoryLedger;
+import io.idempotency.test.InMemoryLedger;
 import io.idempotency.ledger.LedgerEntry;
 import io.idempotency.ledger.LedgerStatus;
 import io.idempotency.run.Run;

@@ -1,4 +1,4 @@
-package io.idempotency.ledger;
+package io.idempotency.test;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -14,14 +14,30 @@ import java.util.Set;
 import java.util.UUID;
 
 import io.idempotency.key.IdempotencyKey;
+import io.idempotency.ledger.CallLedger;
+import io.idempotency.ledger.Claim;
+import io.idempotency.ledger.ClaimRequest;
+import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.ledger.LedgerEntry;
+import io.idempotency.ledger.LedgerStatus;
+import io.idempotency.ledger.ReconcileQueue;
+import io.idempotency.ledger.Redaction;
 
 /**
- * The ledger's two contracts in memory, for tests of the advice and the reconciler that need no database:
- * one map under one lock, whose key decides the claim as the table's unique constraint does, and a clock the
- * test moves. It keeps what the database suites pin (one winner per key; a repeat answered from the row it
- * lost to; an outcome written only over an attempting row, or a success over a failure a reconciler wrote
- * while the call still held its claim; a lease honoured by every write) and nothing else: no heartbeat, no
- * retention, no kept outcomes, no replay counts on the rows. Never a stand-in for those suites.
+ * The ledger in memory, for tests that need no database: the advice's and the reconciler's two contracts
+ * ({@link CallLedger}, {@link ReconcileQueue}) on one map under one lock, whose key decides the claim as the
+ * table's unique constraint does, and a clock the test moves with {@link #advance(Duration)}.
+ *
+ * <p>It keeps what the {@link JdbcLedger} guarantees to a call: one winner per key; a repeat answered from the
+ * row it lost to (replayed, in progress, previous attempt failed, another user's key); an outcome written
+ * only over an attempting row, or a success over a failure a reconciler wrote while the call still held its
+ * claim; a lease honoured by every write; arguments redacted as the JDBC ledger redacts them. It keeps nothing
+ * else: no heartbeat, no retention, no replay cache, no durability, and no transactions, so a tool that joins
+ * its caller's transaction (a transactional tool) is tested on a database. Use it for fast tests of tools,
+ * their reconcile methods and what the model reads; keep a test of the application on its real database.
+ *
+ * <p>Thread-safe. In a Spring Boot test, {@link AutoConfigureInMemoryLedger} puts one in place of the JDBC
+ * ledger; {@link LedgerAssertions} asserts on its calls.
  */
 public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 
@@ -38,31 +54,55 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 
 	private long nextId = 1;
 
+	/** A ledger that redacts the {@linkplain Redaction#defaults() default} argument names, as the JDBC ledger does. */
 	public InMemoryLedger() {
 		this(Redaction.defaults());
 	}
 
+	/**
+	 * A ledger that redacts what the given redaction removes.
+	 * @param redaction what to remove from arguments before they are kept
+	 */
 	public InMemoryLedger(Redaction redaction) {
 		this.redaction = Objects.requireNonNull(redaction, "redaction");
 	}
 
-	/** Moves the ledger's clock on: rows become stale, leases and pauses end. */
+	/**
+	 * Moves the ledger's clock on: calls become stale for the reconciler, its leases and back-off pauses end.
+	 * @param duration how far, zero or more
+	 */
 	public synchronized void advance(Duration duration) {
+		if (duration == null || duration.isNegative()) {
+			throw new IllegalArgumentException("The ledger's clock moves forward only, but was asked to move by " + duration);
+		}
 		this.now = this.now.plus(duration);
+	}
+
+	/** Forgets every call, for a test that shares the ledger with the tests before it. */
+	public synchronized void clear() {
+		this.rows.clear();
+		this.replays.clear();
+		this.inFlight.clear();
 	}
 
 	/** The row of a key, as the database would return it. */
 	@Override
 	public synchronized Optional<LedgerEntry> find(IdempotencyKey key) {
-		return Optional.ofNullable(this.rows.get(key)).map(Row::entry);
+		return Optional.ofNullable(this.rows.get(key)).map(this::entry);
 	}
 
-	/** Every row, in claim order. */
+	/**
+	 * Every call, in claim order, each with how many repeats were answered from it
+	 * ({@link LedgerEntry#replayCount()}).
+	 */
 	public synchronized List<LedgerEntry> entries() {
-		return this.rows.values().stream().map(Row::entry).toList();
+		return this.rows.values().stream().map(this::entry).toList();
 	}
 
-	/** How many repeats were answered from this key's row. */
+	/**
+	 * How many repeats were answered from this key's call.
+	 * @param key the call's key
+	 */
 	public synchronized int replays(IdempotencyKey key) {
 		return this.replays.getOrDefault(key, 0);
 	}
@@ -80,7 +120,7 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 			return new Claim.HeldByAnotherUser(request.key());
 		}
 		recordReplay(request.key());
-		LedgerEntry entry = existing.entry();
+		LedgerEntry entry = entry(existing);
 		return switch (existing.status) {
 			case SUCCEEDED -> new Claim.Replay(entry);
 			case FAILED -> new Claim.PreviousAttemptFailed(entry);
@@ -148,7 +188,7 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 				row.owner = UUID.randomUUID().toString();
 				row.reconcileAfter = this.now.plus(leaseFor);
 				row.attempts++;
-				leased.add(row.entry());
+				leased.add(entry(row));
 			});
 		return leased;
 	}
@@ -193,6 +233,10 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 		return holds ? row : null;
 	}
 
+	private LedgerEntry entry(Row row) {
+		return row.entry(this.replays.getOrDefault(row.request.key(), 0));
+	}
+
 	private static final class Row {
 
 		final long id;
@@ -233,13 +277,14 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 		void settle(LedgerStatus outcome, String resultJson, String error, Instant at) {
 			this.status = outcome;
 			this.result = resultJson;
-			this.error = LedgerRows.truncate(error);
+			this.error = (error == null || error.length() <= JdbcLedger.MAX_ERROR_LENGTH) ? error
+					: error.substring(0, JdbcLedger.MAX_ERROR_LENGTH);
 			this.finishedAt = at;
 		}
 
-		LedgerEntry entry() {
+		LedgerEntry entry(int replays) {
 			return new LedgerEntry(this.id, this.request.key(), this.request.runId(), this.userId, this.tool,
-					this.arguments, this.status, this.result, this.error, this.startedAt, this.finishedAt, 0,
+					this.arguments, this.status, this.result, this.error, this.startedAt, this.finishedAt, replays,
 					this.attempts, this.owner);
 		}
 

@@ -1,0 +1,398 @@
+package io.idempotency.reconcile;
+
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+import io.idempotency.key.IdempotencyKey;
+import io.idempotency.ledger.CallRecord;
+import io.idempotency.ledger.LedgerStatus;
+import io.idempotency.ledger.ResultCodec;
+import io.idempotency.ledger.SettlementQueue;
+import io.idempotency.reconcile.SettlementRefusedException.Reason;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.exc.StreamReadException;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.exc.InvalidFormatException;
+import tools.jackson.databind.exc.MismatchedInputException;
+import tools.jackson.databind.exc.PropertyBindingException;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.core.ResolvableType;
+
+/**
+ * What an operator does with the calls the reconciler could not settle: lists them, and settles each by hand.
+ * A call waits for a human once the reconciler has tried it {@link ReconcilerSettings#maxAttempts()} times
+ * without learning whether it took effect; no reconciler takes it again for a year, unless it is settled.
+ *
+ * <p>A settlement names the call by its key and records who settled it, when (the database clock) and why, in
+ * the ledger row: as {@linkplain #settleSucceeded succeeded} with the result the call would have returned,
+ * stored as the advice stores a result; as {@linkplain #settleFailed failed}, the reason being the error a
+ * repeat of the call is answered with; or {@linkplain #retry sent back to the reconciler} for one more try at
+ * its next pass. A repeat of the call then reads the settled outcome, as after a reconciler's resolution.
+ *
+ * <p>A settlement is refused with a {@link SettlementRefusedException}, and nothing written, when the key is
+ * unknown, the call is settled already or not waiting for a human, a reconciler holds it at that moment, who or
+ * why is missing, or the result does not bind to the tool's result type. Each write is conditional on the row
+ * still waiting: of two operators settling one call at once, one wins and the other is told it was settled.
+ *
+ * <p>It counts the settlements it wrote, by kind, and those it refused, by reason, since it started
+ * ({@link #settledSucceeded()}, {@link #refused(Reason)}, ...): the starter's metrics read them.
+ *
+ * <p>Thread-safe. Build it with the reconciler's tools, result mapper and settings, so that it calls waiting
+ * for a human what the reconciler hands to one.
+ */
+public final class Settlements {
+
+	/** The longest name of who settles a call that the ledger keeps ({@code settled_by}). */
+	static final int MAX_OPERATOR_LENGTH = 255;
+
+	private static final Logger logger = LoggerFactory.getLogger(Settlements.class);
+
+	/** One page of calls, and the filter of the next page, if there may be one. */
+	public record Page(List<CallRecord> calls, CallFilter next) {
+
+		public Page {
+			calls = List.copyOf(calls);
+		}
+
+		/** Whether there may be more calls after this page: then {@link #next()} reads them. */
+		public boolean hasMore() {
+			return this.next != null;
+		}
+
+	}
+
+	private final SettlementQueue ledger;
+
+	private final ReconcileMethods tools;
+
+	private final JsonMapper resultMapper;
+
+	private final ResultCodec results;
+
+	private final int maxAttempts;
+
+	private final AtomicLong settledSucceeded = new AtomicLong();
+
+	private final AtomicLong settledFailed = new AtomicLong();
+
+	private final AtomicLong sentBack = new AtomicLong();
+
+	private final Map<Reason, AtomicLong> refused = new EnumMap<>(Reason.class);
+
+	/**
+	 * @param ledger the ledger ({@code JdbcLedger})
+	 * @param tools the application's tools ({@code IdempotentToolRegistry}): the result types results bind to
+	 * @param resultMapper the mapper the advice stores results with
+	 * @param settings the reconciler's settings: after its {@code maxAttempts} a call waits for a human
+	 */
+	public Settlements(SettlementQueue ledger, ReconcileMethods tools, JsonMapper resultMapper,
+			ReconcilerSettings settings) {
+		this.ledger = Objects.requireNonNull(ledger, "ledger");
+		this.tools = Objects.requireNonNull(tools, "tools");
+		this.resultMapper = Objects.requireNonNull(resultMapper, "resultMapper");
+		this.results = new ResultCodec(resultMapper, tools.maxResultBytes());
+		this.maxAttempts = settings.maxAttempts();
+		for (Reason reason : Reason.values()) {
+			this.refused.put(reason, new AtomicLong());
+		}
+	}
+
+	/** How many calls this instance settled as succeeded since it started. */
+	public long settledSucceeded() {
+		return this.settledSucceeded.get();
+	}
+
+	/** How many calls this instance settled as failed since it started. */
+	public long settledFailed() {
+		return this.settledFailed.get();
+	}
+
+	/** How many calls this instance sent back to the reconciler since it started. */
+	public long sentBack() {
+		return this.sentBack.get();
+	}
+
+	/** How many settlements this instance refused since it started, for this reason. */
+	public long refused(Reason reason) {
+		return this.refused.get(Objects.requireNonNull(reason, "reason")).get();
+	}
+
+	/**
+	 * One page of the calls that wait for a human, in the order of their rows' ids: tool, run, user, arguments
+	 * as stored (redacted), error, attempts and age of each.
+	 */
+	public Page awaitingHuman(CallFilter filter) {
+		return page(filter, this.maxAttempts);
+	}
+
+	/**
+	 * One page of every unsettled call (attempting or unknown), waiting for a human or not, in the order of
+	 * their rows' ids.
+	 */
+	public Page unsettled(CallFilter filter) {
+		return page(filter, 0);
+	}
+
+	private Page page(CallFilter filter, int awaitingHumanAfter) {
+		List<CallRecord> calls = this.ledger.unsettled(filter.tool(), filter.olderThan(), awaitingHumanAfter,
+				filter.after(), filter.limit());
+		CallFilter next = (calls.size() < filter.limit()) ? null
+				: filter.after(calls.get(calls.size() - 1).entry().id());
+		return new Page(calls, next);
+	}
+
+	/** The call of a key as an operator reads it, settled or not, if the ledger has it. */
+	public Optional<CallRecord> find(IdempotencyKey key) {
+		return this.ledger.record(Objects.requireNonNull(key, "key"));
+	}
+
+	/**
+	 * Settles a call that waits for a human as succeeded: it took effect, and a repeat is replayed with this
+	 * result. The result is checked against the tool's result type where this application has the tool, and
+	 * stored as the advice stores one.
+	 * @param resultJson the result as JSON ({@code null} for a tool that returns nothing)
+	 * @param operator who settles it
+	 * @param reason why
+	 * @return the settled call
+	 * @throws SettlementRefusedException if the settlement is refused; nothing was written
+	 */
+	public CallRecord settleSucceeded(IdempotencyKey key, String resultJson, String operator, String reason) {
+		return counted(this.settledSucceeded, () -> {
+			CallRecord call = waiting(key, operator, reason);
+			String stored = storable(call, resultJson);
+			return written(call, LedgerStatus.SUCCEEDED,
+					this.ledger.settle(key, LedgerStatus.SUCCEEDED, stored, null, this.maxAttempts, operator, reason));
+		});
+	}
+
+	/**
+	 * Settles a call that waits for a human as failed: it did not take effect, and a repeat is answered as a
+	 * previous failure, with the reason as its error.
+	 * @param operator who settles it
+	 * @param reason why: the error a repeat is answered with
+	 * @return the settled call
+	 * @throws SettlementRefusedException if the settlement is refused; nothing was written
+	 */
+	public CallRecord settleFailed(IdempotencyKey key, String operator, String reason) {
+		return counted(this.settledFailed, () -> {
+			CallRecord call = waiting(key, operator, reason);
+			return written(call, LedgerStatus.FAILED,
+					this.ledger.settle(key, LedgerStatus.FAILED, null, reason, this.maxAttempts, operator, reason));
+		});
+	}
+
+	/**
+	 * Sends a call that waits for a human back to the reconciler, which asks the tool's reconcile method again
+	 * at its next pass: once more, after which a call it still cannot settle waits for a human again.
+	 * @param operator who sends it back
+	 * @param reason why (the system it depends on is back, say)
+	 * @return the call, unsettled, for the reconciler
+	 * @throws SettlementRefusedException if it is refused; nothing was written
+	 */
+	public CallRecord retry(IdempotencyKey key, String operator, String reason) {
+		return counted(this.sentBack, () -> {
+			CallRecord call = waiting(key, operator, reason);
+			return written(call, null,
+					this.ledger.sendBack(key, this.maxAttempts, this.maxAttempts - 1, operator, reason));
+		});
+	}
+
+	/** The settlement, counted as written or as refused for its reason. */
+	private CallRecord counted(AtomicLong written, Supplier<CallRecord> settlement) {
+		CallRecord settled;
+		try {
+			settled = settlement.get();
+		}
+		catch (SettlementRefusedException ex) {
+			this.refused.get(ex.reason()).incrementAndGet();
+			throw ex;
+		}
+		written.incrementAndGet();
+		return settled;
+	}
+
+	/** The call, if it waits for a human and the settlement says who and why; else the refusal. */
+	private CallRecord waiting(IdempotencyKey key, String operator, String reason) {
+		Objects.requireNonNull(key, "key");
+		if (operator == null || operator.isBlank()) {
+			throw new SettlementRefusedException(key, Reason.MISSING_REASON, "say who settles the call");
+		}
+		if (operator.length() > MAX_OPERATOR_LENGTH) {
+			throw new SettlementRefusedException(key, Reason.MISSING_REASON, "the name of who settles the call is "
+					+ operator.length() + " characters long; the ledger keeps at most " + MAX_OPERATOR_LENGTH);
+		}
+		if (reason == null || reason.isBlank()) {
+			throw new SettlementRefusedException(key, Reason.MISSING_REASON, "say why the call is settled so");
+		}
+		CallRecord call = this.ledger.record(key)
+			.orElseThrow(() -> new SettlementRefusedException(key, Reason.UNKNOWN_KEY, "the ledger has no call of this key"));
+		refuseUnlessWaiting(call);
+		return call;
+	}
+
+	private void refuseUnlessWaiting(CallRecord call) {
+		IdempotencyKey key = call.entry().key();
+		if (!call.entry().isUnsettled()) {
+			String by = (call.settledBy() != null && call.settledAt() != null
+					&& !call.settledAt().isBefore(call.entry().finishedAt()))
+							? " by " + call.settledBy() + " at " + call.settledAt() : "";
+			throw new SettlementRefusedException(key, Reason.ALREADY_SETTLED,
+					"the call is already settled " + call.entry().status().name().toLowerCase(java.util.Locale.ROOT) + by);
+		}
+		if (call.leased()) {
+			throw new SettlementRefusedException(key, Reason.BEING_RECONCILED,
+					"a reconciler is working on the call at this moment; look again after its pass");
+		}
+		if (call.entry().reconcileAttempts() < this.maxAttempts) {
+			throw new SettlementRefusedException(key, Reason.NOT_AWAITING_HUMAN, "the call is "
+					+ call.entry().status().name().toLowerCase(java.util.Locale.ROOT) + " and not waiting for a human:"
+					+ " the reconciler has tried it " + call.entry().reconcileAttempts() + " of " + this.maxAttempts
+					+ " times");
+		}
+	}
+
+	/** The result as the ledger stores it, checked as the advice checks a tool's result. */
+	private String storable(CallRecord call, String resultJson) {
+		IdempotencyKey key = call.entry().key();
+		String tool = call.entry().tool();
+		Optional<ReconcileMethod> method = this.tools.find(tool);
+		Optional<ResolvableType> type = this.tools.resultType(tool);
+		if (method.isPresent() && method.get().returnsNothing()) {
+			if (resultJson != null && !resultJson.isBlank()) {
+				throw new SettlementRefusedException(key, Reason.RESULT_REFUSED,
+						"tool '" + tool + "' returns nothing, so a settlement has no result");
+			}
+			return null;
+		}
+		if (resultJson == null || resultJson.isBlank()) {
+			throw new SettlementRefusedException(key, Reason.RESULT_REFUSED, "give the result the call of tool '" + tool
+					+ "' returned, as JSON (JSON null for a call that returned null)");
+		}
+		Object value;
+		try {
+			value = (type.isPresent()) ? bind(resultJson, type.get()) : this.resultMapper.readTree(resultJson);
+		}
+		catch (JacksonException ex) {
+			throw new SettlementRefusedException(key, Reason.RESULT_REFUSED,
+					"the result does not bind to the result type of tool '" + tool + "': " + whatDoesNotBind(ex));
+		}
+		Set<String> sensitive = method.map(ReconcileMethod::sensitiveNames).orElse(Set.of());
+		ResultCodec.Storable storable = this.results.storable(value, this.ledger.redaction(), null, sensitive);
+		if (storable.notStored() != null) {
+			throw new SettlementRefusedException(key, Reason.RESULT_REFUSED,
+					"the result may not be stored: " + storable.notStored());
+		}
+		return storable.json();
+	}
+
+	/**
+	 * What of a result does not bind, in JSON's words, for whoever settles: the member or value at fault and
+	 * where, never a Java type.
+	 */
+	static String whatDoesNotBind(JacksonException failure) {
+		String at = failure.getPath().isEmpty() ? "" : " at " + pointer(failure.getPath());
+		if (failure instanceof StreamReadException) {
+			return "it is not JSON (" + failure.getOriginalMessage() + ")";
+		}
+		if (failure instanceof PropertyBindingException unknown) {
+			return "member '" + unknown.getPropertyName() + "'" + at + ": the result type has no such member";
+		}
+		if (failure instanceof InvalidFormatException invalid && invalid.getTargetType() != null) {
+			return "the value" + at + ", " + quoted(invalid.getValue()) + ", is not " + jsonWord(invalid.getTargetType());
+		}
+		String message = String.valueOf(failure.getOriginalMessage());
+		if (message.startsWith("Trailing token")) {
+			return "there is more after the value";
+		}
+		if (failure instanceof MismatchedInputException mismatched && mismatched.getTargetType() != null) {
+			return "the value" + at + " is not " + jsonWord(mismatched.getTargetType());
+		}
+		return "the value" + at + " does not fit";
+	}
+
+	/** A path as a JSON pointer: {@code /items/0/quantity}. */
+	private static String pointer(List<JacksonException.Reference> path) {
+		StringBuilder pointer = new StringBuilder();
+		for (JacksonException.Reference step : path) {
+			pointer.append('/').append((step.getPropertyName() != null) ? step.getPropertyName() : step.getIndex());
+		}
+		return pointer.toString();
+	}
+
+	private static String quoted(Object value) {
+		return (value instanceof String text) ? "\"" + text + "\"" : String.valueOf(value);
+	}
+
+	/** What JSON calls a value of this type. */
+	private static String jsonWord(Class<?> type) {
+		if (type.isArray() || java.util.Collection.class.isAssignableFrom(type)) {
+			return "an array";
+		}
+		Class<?> boxed = org.springframework.util.ClassUtils.resolvePrimitiveIfNecessary(type);
+		if (boxed == Integer.class || boxed == Long.class || boxed == Short.class || boxed == Byte.class
+				|| boxed == java.math.BigInteger.class) {
+			return "a whole number";
+		}
+		if (Number.class.isAssignableFrom(boxed)) {
+			return "a number";
+		}
+		if (boxed == Boolean.class) {
+			return "true or false";
+		}
+		if (CharSequence.class.isAssignableFrom(boxed) || boxed == Character.class) {
+			return "a string";
+		}
+		return boxed.isEnum() ? "one of its names" : "an object";
+	}
+
+	/** Binds strictly: a member the type does not have, or anything after the value, is a mistake. */
+	private Object bind(String json, ResolvableType type) {
+		return this.resultMapper.readerFor(this.resultMapper.getTypeFactory().constructType(type.getType()))
+			.with(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+			.readValue(json);
+	}
+
+	/** The call as written, or, when the write found the row no longer waiting, the refusal that says why. */
+	private CallRecord written(CallRecord call, LedgerStatus outcome, boolean written) {
+		IdempotencyKey key = call.entry().key();
+		CallRecord now = this.ledger.record(key)
+			.orElseThrow(() -> new SettlementRefusedException(key, Reason.UNKNOWN_KEY,
+					"the call's row was deleted meanwhile"));
+		if (!written) {
+			refuseUnlessWaiting(now);
+			throw new SettlementRefusedException(key, Reason.NOT_AWAITING_HUMAN,
+					"the call's row changed while it was settled; look again");
+		}
+		// Who and why are in the row; a log line carries no text an operator wrote, as none carries an error's.
+		if (outcome != null) {
+			String status = outcome.name().toLowerCase(java.util.Locale.ROOT);
+			logger.atInfo()
+				.addKeyValue("idempotency.tool", call.entry().tool())
+				.addKeyValue("idempotency.key", key.value())
+				.addKeyValue("idempotency.run", call.entry().runId())
+				.addKeyValue("idempotency.status", status)
+				.log("settlement.settled tool={} key={} run={} status={}", call.entry().tool(), key, call.entry().runId(),
+						status);
+		}
+		else {
+			logger.atInfo()
+				.addKeyValue("idempotency.tool", call.entry().tool())
+				.addKeyValue("idempotency.key", key.value())
+				.addKeyValue("idempotency.run", call.entry().runId())
+				.log("settlement.sent_back tool={} key={} run={}: for the reconciler's next pass", call.entry().tool(), key,
+						call.entry().runId());
+		}
+		return now;
+	}
+
+}

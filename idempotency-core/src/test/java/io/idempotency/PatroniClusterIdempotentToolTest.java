@@ -1,0 +1,27 @@
+package io.idempotency;
+
+import javax.sql.DataSource;
+
+import io.idempotency.testsupport.DatabaseFacts;
+import io.idempotency.testsupport.EnabledWithPatroniCluster;
+import io.idempotency.testsupport.PatroniCluster;
+import io.idempotency.testsupport.TestDatabase;
+
+/**
+ * The idempotent tools' contract on PostgreSQL with Patroni (a primary and two standbys, one synchronous), through the
+ * multi-host URL that finds the primary: with {@code -Pclusters}.
+ */
+@EnabledWithPatroniCluster
+class PatroniClusterIdempotentToolTest extends IdempotentToolContractTests {
+
+	@Override
+	DatabaseFacts facts() {
+		return DatabaseFacts.of(TestDatabase.POSTGRESQL);
+	}
+
+	@Override
+	DataSource dataSource() {
+		return PatroniCluster.shared().dataSource();
+	}
+
+}
