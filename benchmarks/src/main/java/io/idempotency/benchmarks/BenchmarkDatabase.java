@@ -26,6 +26,9 @@ final class BenchmarkDatabase implements AutoCloseable {
 
 	private final HikariDataSource pool;
 
+	/** The pool's settings, from which {@link #poolOf} makes others. */
+	private final HikariConfig poolSettings;
+
 	private final HikariDataSource manualCommitPool;
 
 	private final Floors floors;
@@ -46,6 +49,7 @@ final class BenchmarkDatabase implements AutoCloseable {
 		config.setMaximumPoolSize(POOL_SIZE);
 		config.setMinimumIdle(POOL_SIZE);
 		config.setPoolName("benchmark");
+		this.poolSettings = config;
 		this.pool = new HikariDataSource(config);
 		HikariConfig manualCommit = new HikariConfig();
 		config.copyStateTo(manualCommit);
@@ -70,6 +74,16 @@ final class BenchmarkDatabase implements AutoCloseable {
 	/** A pool on the same database whose connections have auto-commit off, as JPA applications often do. */
 	DataSource withAutoCommitOff() {
 		return this.manualCommitPool;
+	}
+
+	/** Another pool on the same database, of {@code size} connections, all opened at once; the caller closes it. */
+	HikariDataSource poolOf(int size, String name) {
+		HikariConfig config = new HikariConfig();
+		this.poolSettings.copyStateTo(config);
+		config.setMaximumPoolSize(size);
+		config.setMinimumIdle(size);
+		config.setPoolName(name);
+		return new HikariDataSource(config);
 	}
 
 	/** A key no call has used: 64 hex characters, as the library's are. */
