@@ -59,6 +59,11 @@ public final class Rounds {
 		}
 		Map<String, List<Double>> ratios = new LinkedHashMap<>();
 		paths.keySet().forEach((path) -> ratios.put(path, new ArrayList<>()));
+		// At one thread, with both replays measured: the library's own time on a replay, the whole call less the
+		// same claim statement sent by hand. The figure to watch when the replay path changes.
+		boolean replayOwnTime = threads == 1 && paths.containsKey("replay")
+				&& paths.containsKey("replayByTheClaimStatementByHand");
+		List<Double> ownTimes = new ArrayList<>();
 		for (int round = 1; round <= rounds; round++) {
 			Map<String, Double> scores = new LinkedHashMap<>();
 			boolean floorsFirst = (round % 2 == 1);
@@ -79,6 +84,11 @@ public final class Rounds {
 				line.append(String.format("  %s %.2fx (%.0f vs %.0f %s)", path.getKey(), ratio, scores.get(path.getKey()),
 						scores.get(path.getValue()), (threads == 1) ? "us" : "/s"));
 			}
+			if (replayOwnTime) {
+				double own = scores.get("replay") - scores.get("replayByTheClaimStatementByHand");
+				ownTimes.add(own);
+				line.append(String.format("  the library's own time on a replay %.0f us", own));
+			}
 			System.out.println(line);
 		}
 		System.out.printf("%n%s, %s, %d rounds: %s to the floor (median, lowest-highest)%n", database,
@@ -87,6 +97,11 @@ public final class Rounds {
 		ratios.forEach((path, values) -> System.out.printf("  %-32s vs %-30s %.2fx (%.2f-%.2f)%n", path,
 				paths.get(path), Medians.of(values), values.stream().mapToDouble(Double::doubleValue).min().orElseThrow(),
 				values.stream().mapToDouble(Double::doubleValue).max().orElseThrow()));
+		if (replayOwnTime) {
+			System.out.printf("  the library's own time on a replay (replay less the claim statement by hand): %.0f us"
+					+ " (%.0f-%.0f)%n", Medians.of(ownTimes), ownTimes.stream().mapToDouble(Double::doubleValue).min().orElseThrow(),
+					ownTimes.stream().mapToDouble(Double::doubleValue).max().orElseThrow());
+		}
 		// An embedded database server, started where no server is configured, keeps the JVM alive otherwise.
 		System.exit(0);
 	}
