@@ -30,9 +30,9 @@ import jdk.jfr.consumer.RecordingFile;
  * thousand platform threads; and on two hundred (Tomcat's default maximum), each next to the floor made on the
  * same threads in the same round (the claim's insert and the outcome's update by hand, for as many calls).
  * A round measures every shape, in an order that turns each round; the ratios are taken within the round.
- * Then a thousand callers of a hundred keys at once, ten per key, on virtual threads and on a thousand
- * platform threads: each key must execute once. While the virtual threads run, a flight recording counts the
- * carrier threads they pin ({@code jdk.VirtualThreadPinned}), which must be none.
+ * Each round also makes a thousand callers of a hundred keys at once, ten per key, on virtual threads and on a
+ * thousand platform threads: each key must execute once. While the virtual threads run, a flight recording
+ * counts the carrier threads they pin ({@code jdk.VirtualThreadPinned}), which must be none.
  * <p>
  * {@code java -cp benchmarks/target/benchmarks.jar io.idempotency.benchmarks.VirtualThreads [ROUNDS] [DATABASE...]},
  * by default 7 rounds (after 3 of warm-up) on PostgreSQL and MariaDB. Needs Java 21 (virtual threads); run it on
