@@ -348,6 +348,16 @@ abstract class SettlementsContractTests {
 	}
 
 	@Test
+	void aSettledCallWhoseFinishTimeWasClearedByHandIsRefusedAsSettled() {
+		IdempotencyKey key = refundAwaitingHuman("r1", "Henderson Industrial", 1250);
+		this.settlements.settleFailed(key, "ops-anna", "no refund at the bank");
+		this.jdbc.update("UPDATE " + LEDGER_TABLE + " SET finished_at = NULL WHERE idempotency_key = ?", key.value());
+
+		refusedWithNothingWritten(key, Reason.ALREADY_SETTLED, () -> this.settlements.retry(key, "ops-ben", "try again"))
+			.withMessageContaining("already settled failed by ops-anna");
+	}
+
+	@Test
 	void aCallTheReconcilerHasNotHandedToAHumanIsRefused() {
 		IdempotencyKey key = timedOutRefund("r1", "Henderson Industrial", 1250);
 

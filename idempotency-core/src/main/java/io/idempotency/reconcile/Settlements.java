@@ -1,5 +1,6 @@
 package io.idempotency.reconcile;
 
+import java.time.Instant;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -243,8 +244,11 @@ public final class Settlements {
 	private void refuseUnlessWaiting(CallRecord call) {
 		IdempotencyKey key = call.entry().key();
 		if (!call.entry().isUnsettled()) {
+			// Settled by a person, unless the call's own outcome came after (a late success); a row whose finish
+			// time was cleared by hand is taken as settled by the person it names.
+			Instant finished = call.entry().finishedAt();
 			String by = (call.settledBy() != null && call.settledAt() != null
-					&& !call.settledAt().isBefore(call.entry().finishedAt()))
+					&& (finished == null || !call.settledAt().isBefore(finished)))
 							? " by " + call.settledBy() + " at " + call.settledAt() : "";
 			throw new SettlementRefusedException(key, Reason.ALREADY_SETTLED,
 					"the call is already settled " + call.entry().status().name().toLowerCase(java.util.Locale.ROOT) + by);
