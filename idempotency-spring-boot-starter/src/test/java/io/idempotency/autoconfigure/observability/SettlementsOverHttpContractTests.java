@@ -177,18 +177,32 @@ abstract class SettlementsOverHttpContractTests {
 
 	/** A refund whose outcome the reconciler could not learn: it waits for a human. */
 	IdempotencyKey refundAwaitingHuman(String run, String account, int cents) {
-		assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(
-				() -> RunContext.supply(new Run(run, "rep-1"), () -> this.refunds.bookRefund(account, cents)));
-		IdempotencyKey key = new IdempotencyKey(this.jdbc.queryForObject(
-				"SELECT idempotency_key FROM " + TABLE + " WHERE run_id = ?", String.class, run));
-		await().atMost(Duration.ofSeconds(30)).until(() -> {
-			this.reconciler.reconcile();
-			return this.settlements.awaitingHuman(CallFilter.all().limit(CallFilter.MAX_LIMIT))
-				.calls()
-				.stream()
-				.anyMatch((call) -> call.entry().key().equals(key));
-		});
-		return key;
+		return new RefundsAwaitingHuman(this.refunds, this.jdbc, this.reconciler, this.settlements, TABLE)
+			.book(run, account, cents);
+	}
+
+	/**
+	 * Refunds that wait for a human, in a ledger table of the given name: the bank does not answer, and the
+	 * reconciler, which cannot tell either, hands the call on after its one attempt.
+	 */
+	record RefundsAwaitingHuman(Refunds refunds, JdbcTemplate jdbc, Reconciler reconciler, Settlements settlements,
+			String table) {
+
+		IdempotencyKey book(String run, String account, int cents) {
+			assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(
+					() -> RunContext.supply(new Run(run, "rep-1"), () -> this.refunds.bookRefund(account, cents)));
+			IdempotencyKey key = new IdempotencyKey(this.jdbc.queryForObject(
+					"SELECT idempotency_key FROM " + this.table + " WHERE run_id = ?", String.class, run));
+			await().atMost(Duration.ofSeconds(30)).until(() -> {
+				this.reconciler.reconcile();
+				return this.settlements.awaitingHuman(CallFilter.all().limit(CallFilter.MAX_LIMIT))
+					.calls()
+					.stream()
+					.anyMatch((call) -> call.entry().key().equals(key));
+			});
+			return key;
+		}
+
 	}
 
 	LedgerEntry row(IdempotencyKey key) {

@@ -1,6 +1,5 @@
 package io.idempotency.autoconfigure.observability;
 
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -9,14 +8,12 @@ import java.time.Duration;
 import java.util.Map;
 
 import io.idempotency.autoconfigure.observability.SettlementsOverHttpContractTests.Refunds;
+import io.idempotency.autoconfigure.observability.SettlementsOverHttpContractTests.RefundsAwaitingHuman;
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.ledger.LedgerEntry;
-import io.idempotency.reconcile.CallFilter;
 import io.idempotency.reconcile.Reconciler;
 import io.idempotency.reconcile.Settlements;
-import io.idempotency.run.Run;
-import io.idempotency.run.RunContext;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -25,8 +22,6 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The settlements endpoint of an application that exposes it and allows nothing more: read-only by default, its
@@ -73,14 +68,9 @@ class SettlementsOverHttpReadOnlyTest {
 
 	@Test
 	void theCallsAreListedButASettlementIsNotMappedAndWritesNothing() throws Exception {
-		assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(
-				() -> RunContext.supply(new Run("read-only", "rep-1"), () -> this.refunds.bookRefund("Acme", 10)));
-		IdempotencyKey key = new IdempotencyKey(this.jdbc.queryForObject("SELECT idempotency_key FROM "
-				+ SettlementsOverHttpContractTests.TABLE + " WHERE run_id = ?", String.class, "read-only"));
-		await().atMost(Duration.ofSeconds(30)).until(() -> {
-			this.reconciler.reconcile();
-			return !this.settlements.awaitingHuman(CallFilter.all()).calls().isEmpty();
-		});
+		IdempotencyKey key = new RefundsAwaitingHuman(this.refunds, this.jdbc, this.reconciler, this.settlements,
+				SettlementsOverHttpContractTests.TABLE)
+			.book("read-only", "Acme", 10);
 		LedgerEntry before = this.ledger.find(key).orElseThrow();
 
 		assertThat(send("GET", "", null)).isEqualTo(200);

@@ -12,15 +12,13 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 import io.idempotency.autoconfigure.observability.SettlementsOverHttpContractTests.Refunds;
+import io.idempotency.autoconfigure.observability.SettlementsOverHttpContractTests.RefundsAwaitingHuman;
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.ledger.LedgerEntry;
 import io.idempotency.ledger.LedgerStatus;
-import io.idempotency.reconcile.CallFilter;
 import io.idempotency.reconcile.Reconciler;
 import io.idempotency.reconcile.Settlements;
-import io.idempotency.run.Run;
-import io.idempotency.run.RunContext;
 import io.idempotency.testsupport.TestDatabase;
 import io.idempotency.testsupport.TestDatabases;
 import org.junit.jupiter.api.Test;
@@ -42,8 +40,6 @@ import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The settlements over HTTP behind Spring Security with HTTP basic, as the operating guide configures it: the
@@ -141,18 +137,8 @@ class SettlementsOverHttpSecuredTest {
 	}
 
 	IdempotencyKey refundAwaitingHuman(String run) {
-		assertThatExceptionOfType(java.io.UncheckedIOException.class).isThrownBy(
-				() -> RunContext.supply(new Run(run, "rep-1"), () -> this.refunds.bookRefund("Acme", 10)));
-		IdempotencyKey key = new IdempotencyKey(this.jdbc.queryForObject(
-				"SELECT idempotency_key FROM tool_audit WHERE run_id = ?", String.class, run));
-		await().atMost(Duration.ofSeconds(30)).until(() -> {
-			this.reconciler.reconcile();
-			return this.settlements.awaitingHuman(CallFilter.all().limit(CallFilter.MAX_LIMIT))
-				.calls()
-				.stream()
-				.anyMatch((call) -> call.entry().key().equals(key));
-		});
-		return key;
+		return new RefundsAwaitingHuman(this.refunds, this.jdbc, this.reconciler, this.settlements, "tool_audit")
+			.book(run, "Acme", 10);
 	}
 
 	@Test
