@@ -24,6 +24,8 @@ import io.idempotency.testsupport.TestDatabase;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordingFile;
 
+import org.springframework.jdbc.core.JdbcTemplate;
+
 /**
  * A thousand tool calls at once through a pool of ten connections, as an agent that fans its calls out makes
  * them in an application with {@code spring.threads.virtual.enabled}: on virtual threads, one per call; on a
@@ -105,7 +107,7 @@ public final class VirtualThreads {
 					Measured floor = threads.run(
 							() -> floors.executed(db.nextKey(), CallBenchmark.ARGUMENTS, CallBenchmark.RESULT));
 					Measured shared = shape.equals(VIRTUAL) || shape.equals(PLATFORM)
-							? sharedKeys(agent, threads, sharedNotOnce) : null;
+							? sharedKeys(agent, new JdbcTemplate(pool), threads, sharedNotOnce) : null;
 					if (counted) {
 						add(perSecond, shape, library.perSecond());
 						add(perSecond, shape + ", floor", floor.perSecond());
@@ -165,10 +167,11 @@ public final class VirtualThreads {
 	}
 
 	/**
-	 * A thousand callers of a hundred keys, ten per key, at once, in a run of its own: each key must execute
+	 * A thousand callers of a hundred keys, ten per key, at once, each key a run of its own: each key must execute
 	 * once. A caller that finds its key's call still running is told so: that is its answer.
 	 */
-	private static Measured sharedKeys(Agent agent, Threads threads, int[] wrongExecutions) throws Exception {
+	private static Measured sharedKeys(Agent agent, JdbcTemplate ledger, Threads threads, int[] wrongExecutions)
+			throws Exception {
 		String runPrefix = "shared-" + UUID.randomUUID() + "-";
 		long before = agent.executions();
 		AtomicLong call = new AtomicLong();
@@ -181,7 +184,11 @@ public final class VirtualThreads {
 				return ex;
 			}
 		});
-		if (agent.executions() - before != KEYS) {
+		// As many executions as keys, and every key's call succeeded (which it can only by executing): each key
+		// executed exactly once.
+		Integer succeeded = ledger.queryForObject("SELECT COUNT(*) FROM " + BenchmarkDatabase.TABLE
+				+ " WHERE run_id LIKE ? AND status = 'succeeded'", Integer.class, runPrefix + "%");
+		if (agent.executions() - before != KEYS || succeeded == null || succeeded != KEYS) {
 			wrongExecutions[0]++;
 		}
 		return measured;
