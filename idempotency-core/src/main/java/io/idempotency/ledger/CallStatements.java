@@ -176,6 +176,28 @@ final class CallStatements {
 	}
 
 	/**
+	 * Writes the outcomes of calls whose rows are still attempting, by their rows' ids, as one JDBC batch: how
+	 * many rows each wrote (0 or 1), or {@link java.sql.Statement#SUCCESS_NO_INFO} where the driver does not say.
+	 */
+	int[] writeOutcomes(java.util.List<LedgerEntry> outcomes) {
+		return this.jdbc.batchUpdate(this.sql.recordOutcome, new org.springframework.jdbc.core.BatchPreparedStatementSetter() {
+
+			@Override
+			public void setValues(PreparedStatement statement, int i) throws java.sql.SQLException {
+				LedgerEntry outcome = outcomes.get(i);
+				new ArgumentTypePreparedStatementSetter(new Object[] { outcome.status().columnValue(), outcome.result(),
+						LedgerRows.truncate(outcome.error()), outcome.id() }, OUTCOME_TYPES).setValues(statement);
+			}
+
+			@Override
+			public int getBatchSize() {
+				return outcomes.size();
+			}
+
+		});
+	}
+
+	/**
 	 * Writes a success over a failure that a reconciler recorded, while the call still ran, on the row its claim
 	 * won (0 or 1 rows).
 	 */

@@ -9,7 +9,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
 
@@ -33,15 +32,19 @@ import org.springframework.transaction.PlatformTransactionManager;
  * Outside a transaction each statement commits on its own; inside one, the ledger suspends it and uses a
  * short transaction of its own. Times come from the database clock.
  *
- * <p>Thread-safe. {@link #close()} flushes the replay counts that are still in memory.
+ * <p>Optionally, outcomes are written behind their callers, in batches, on a thread of the ledger's own
+ * ({@link OutcomeWriteBehind}); calls in the caller's transaction never are.
+ *
+ * <p>Thread-safe. {@link #close()} writes the outcomes that wait, and flushes the replay counts that are still
+ * in memory.
  *
  * <p>It is the one ledger object an application declares, so every operation is here with its contract:
  * the call path ({@link CallLedger}), the reconciler's queue ({@link ReconcileQueue}), settlement by hand
  * ({@link SettlementQueue}), housekeeping (heartbeat, retention, replay counts) and operators' queries. Each job
  * is carried out by a package-private class of its own ({@code CallStatements}, {@code CallersTransactionLedger},
  * {@code Leases}, {@code SettlementStatements}, {@code LedgerQueries},
- * {@code HeartbeatConnection}, {@code OwnTransactions}); what this class keeps is the claim on its own
- * connection, with its retries, and the rule for an outcome that arrives late.
+ * {@code HeartbeatConnection}, {@code OwnTransactions}, {@code OutcomeWrites}, {@code PendingOutcomes}); what this
+ * class keeps is the claim on its own connection, with its retries, and the calls in flight here.
  */
 public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQueue, AutoCloseable {
 
@@ -84,15 +87,19 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 
 	private final CallStatements statements;
 
-	private final AtomicLong lateSuccesses;
+	private final OutcomeWrites outcomes;
 
 	private final HeartbeatConnection heartbeatConnection;
 
 	/**
-	 * Calls claimed here whose outcome is not yet recorded, by key, with the id of the row each claim won: this
-	 * instance is executing them, and writes their rows by id.
+	 * Calls claimed here whose outcome is not yet written, by key, with the row each claim won: this instance is
+	 * executing them (or holds their outcome, to be written behind their callers), beats for them, and writes
+	 * their rows by id.
 	 */
-	private final Map<IdempotencyKey, Long> inFlight;
+	private final Map<IdempotencyKey, Running> inFlight;
+
+	/** The outcomes waiting to be written behind their callers; {@code null} where write-behind is off. */
+	private final PendingOutcomes pending;
 
 	private final SettledOutcomes settled;
 
@@ -127,7 +134,25 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 * @throws IllegalStateException if the database is not supported
 	 */
 	public JdbcLedger(DataSource dataSource, String tableName, Redaction redaction, ReplayCache replayCache) {
+		this(dataSource, tableName, redaction, replayCache, OutcomeWriteBehind.off());
+	}
+
+	/**
+	 * A ledger on the given table that keeps succeeded outcomes as the cache allows, and writes outcomes behind
+	 * their callers where write-behind is on: the outcome's commit leaves the caller's path, and another instance
+	 * sees the call in progress until it is written (see {@link OutcomeWriteBehind}). {@link #close()} writes the
+	 * outcomes still waiting.
+	 * @param tableName the table, optionally schema-qualified; checked as an SQL identifier
+	 * @param redaction what to remove from arguments before they are stored
+	 * @param replayCache how many succeeded outcomes to keep in memory, and for how long
+	 * @param writeBehind whether, and how, outcomes are written after their callers are answered
+	 * @throws IllegalArgumentException if the table name is not a valid SQL identifier
+	 * @throws IllegalStateException if the database is not supported
+	 */
+	public JdbcLedger(DataSource dataSource, String tableName, Redaction redaction, ReplayCache replayCache,
+			OutcomeWriteBehind writeBehind) {
 		Objects.requireNonNull(dataSource, "dataSource");
+		Objects.requireNonNull(writeBehind, "writeBehind");
 		this.settled = new SettledOutcomes(Objects.requireNonNull(replayCache, "replayCache"));
 		this.table = TableName.of(tableName);
 		this.redaction = Objects.requireNonNull(redaction, "redaction");
@@ -142,10 +167,12 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		this.queries = new LedgerQueries(this.jdbc, this.sql, this.rows);
 		this.replays = new ReplayCounter(REPLAY_COUNT_CAPACITY);
 		this.statements = new CallStatements(this.jdbc, this.sql, this.dialect, this.rows);
-		this.lateSuccesses = new AtomicLong();
 		this.heartbeatConnection = new HeartbeatConnection(dataSource, this.jdbc.getExceptionTranslator());
 		this.inFlight = new ConcurrentHashMap<>();
 		this.settlements = new SettlementStatements(this.jdbc, this.dialect, this.table, this.rows, this.transactions);
+		this.outcomes = new OutcomeWrites(this.statements, this.transactions);
+		this.pending = writeBehind.enabled()
+				? new PendingOutcomes(writeBehind, (batch) -> this.outcomes.writeBatch(batch, this::ended)) : null;
 	}
 
 	/**
@@ -203,7 +230,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 */
 	@Override
 	public Claim claim(ClaimRequest request) {
-		LedgerEntry kept = this.settled.find(request.key());
+		LedgerEntry kept = keptOutcome(request.key());
 		if (kept != null) {
 			return this.replays.counted(this.statements.answerFrom(kept, request));
 		}
@@ -212,7 +239,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		Claim claim = claimed.claim();
 		if (claim instanceof Claim.Won) {
 			// Claimed and committed: until its outcome is recorded, this instance beats for it.
-			this.inFlight.put(request.key(), claimed.wonId());
+			this.inFlight.put(request.key(), new Running(claimed.wonId(), request, storedArguments));
 		}
 		else if (claim instanceof Claim.Replay replay) {
 			// Read on a connection of the ledger's own, so committed: a success is final and may be kept. A row
@@ -220,6 +247,21 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 			this.settled.keep(replay.entry());
 		}
 		return this.replays.counted(claim);
+	}
+
+	/**
+	 * What answers a repeat here without the database: a success or failure of this instance's that waits to
+	 * be written, or a success read before and kept. A waiting outcome unknown is not: the table's row says
+	 * since when the call has been in progress.
+	 */
+	private LedgerEntry keptOutcome(IdempotencyKey key) {
+		if (this.pending != null) {
+			LedgerEntry waiting = this.pending.find(key);
+			if (waiting != null && waiting.status() != LedgerStatus.UNKNOWN) {
+				return waiting;
+			}
+		}
+		return this.settled.find(key);
 	}
 
 	/**
@@ -306,40 +348,31 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	}
 
 	private boolean recordOutcome(IdempotencyKey key, LedgerStatus outcome, String resultJson, String error) {
-		int updated;
 		// A call that claimed here and has recorded nothing yet still holds its claim, on the row of this id. A
 		// call claimed through another ledger object is written by its key.
-		Long rowId = this.inFlight.get(key);
+		Running running = this.inFlight.get(key);
+		if (running != null && this.pending != null && this.pending.offer(running.outcome(key, outcome, resultJson, error))) {
+			// Written behind the caller; until then the call is beaten for as running, and answered from memory.
+			return true;
+		}
 		try {
-			// A write that loses a deadlock (on Galera, fails certification) is made again.
-			updated = this.transactions.committedAgainAfterDeadlocks(
-					() -> this.statements.writeOutcome(key, rowId, outcome, resultJson, error));
-			if (updated == 0 && outcome == LedgerStatus.SUCCEEDED && rowId != null) {
-				// Only a reconciler (or a person) can have settled a row whose claim this call holds: a failure
-				// it wrote meant that no effect was found while the call still ran. The effect is here.
-				int overturned = this.transactions.committedAgainAfterDeadlocks(
-						() -> this.statements.overturnFailure(rowId, resultJson, error));
-				if (overturned == 1) {
-					// No instance kept the failure: only successes are kept, so every repeat reads this one.
-					this.lateSuccesses.incrementAndGet();
-					logger.atWarn()
-						.addKeyValue("idempotency.key", key.value())
-						.addKeyValue("idempotency.status", LedgerStatus.SUCCEEDED.columnValue())
-						.log("Late success of key {}: its ledger row had been resolved failed while the call still ran"
-								+ " (no effect was found then); the success is recorded over it", key);
-					return true;
-				}
-			}
+			return this.outcomes.write(key, (running != null) ? running.rowId() : null, outcome, resultJson, error);
 		}
 		finally {
 			// Recorded or not, the call has ended here: a row left attempting is the reconciler's, not ours.
-			this.inFlight.remove(key);
+			if (running != null) {
+				this.inFlight.remove(key, running);
+			}
 		}
-		if (updated == 1) {
-			return true;
+	}
+
+	/** A call whose outcome has been written, or given up on: no longer beaten for, nor answered from memory. */
+	private void ended(LedgerEntry outcome) {
+		Running running = this.inFlight.get(outcome.key());
+		if (running != null && running.rowId() == outcome.id()) {
+			this.inFlight.remove(outcome.key(), running);
 		}
-		this.statements.lateCompletion(key, outcome);
-		return false;
+		this.pending.written(outcome);
 	}
 
 	/**
@@ -353,7 +386,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	public int heartbeat() {
 		// The first beat takes the heartbeat's own connection, before the calls it protects can exhaust the pool.
 		this.heartbeatConnection.reserve();
-		List<Long> rows = new ArrayList<>(this.inFlight.values());
+		List<Long> rows = this.inFlight.values().stream().map(Running::rowId).toList();
 		int marked = 0;
 		for (int from = 0; from < rows.size(); from += HEARTBEAT_BATCH) {
 			List<Long> batch = rows.subList(from, Math.min(rows.size(), from + HEARTBEAT_BATCH));
@@ -367,9 +400,18 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		return this.inFlight.size();
 	}
 
-	/** The row of a key, if there is one: as committed, read on a connection of the ledger's own. */
+	/**
+	 * The row of a key, if there is one: as committed, read on a connection of the ledger's own; or, where this
+	 * instance's success or failure of it waits to be written behind its caller, that outcome, as the row will
+	 * be once written (its times {@code null}).
+	 */
 	@Override
 	public Optional<LedgerEntry> find(IdempotencyKey key) {
+		LedgerEntry waiting = (this.pending != null) ? this.pending.find(key) : null;
+		if (waiting != null && waiting.status() != LedgerStatus.UNKNOWN) {
+			// Its row is still attempting: the outcome is this instance's, and waits to be written.
+			return Optional.of(waiting);
+		}
 		return this.transactions.committed(() -> this.statements.find(key));
 	}
 
@@ -575,12 +617,32 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 * had their success written over that failure, since this ledger started.
 	 */
 	public long lateSuccesses() {
-		return this.lateSuccesses.get();
+		return this.outcomes.lateSuccesses();
 	}
 
-	/** Flushes the replay counts still in memory, and gives the heartbeat's connection back to the pool. */
+	/**
+	 * How many outcomes wait to be written behind their callers (always {@code 0} where write-behind is off).
+	 */
+	public int pendingOutcomes() {
+		return (this.pending != null) ? this.pending.size() : 0;
+	}
+
+	/**
+	 * Writes the outcomes still waiting behind their callers (later ones are written by their callers), flushes
+	 * the replay counts still in memory, and gives the heartbeat's connection back to the pool.
+	 */
 	@Override
 	public void close() {
+		if (this.pending != null) {
+			int left = this.pending.close();
+			if (left > 0) {
+				logger.atWarn()
+					.addKeyValue("idempotency.table", this.table.toString())
+					.log("{} call outcomes were still not written when the idempotency ledger (table {}) closed, after"
+							+ " {}; their rows stay attempting, and the reconciler settles them", left, this.table,
+							PendingOutcomes.CLOSE_TIMEOUT);
+			}
+		}
 		try {
 			flushReplayCounts();
 		}
@@ -593,6 +655,21 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		finally {
 			this.heartbeatConnection.close();
 		}
+	}
+
+	/** A call this instance claimed: the row its claim won, and what a repeat compares or is answered from. */
+	private record Running(long rowId, String runId, String userId, String tool, String arguments) {
+
+		Running(long rowId, ClaimRequest request, String storedArguments) {
+			this(rowId, request.runId(), request.userId(), request.tool(), storedArguments);
+		}
+
+		/** The row with this outcome, as it will be written; its times are the database's, not yet known. */
+		LedgerEntry outcome(IdempotencyKey key, LedgerStatus status, String resultJson, String error) {
+			return new LedgerEntry(this.rowId, key, this.runId, this.userId, this.tool, this.arguments, status,
+					resultJson, error, null, null, 0, 0, null);
+		}
+
 	}
 
 }

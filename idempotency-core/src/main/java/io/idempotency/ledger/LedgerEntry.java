@@ -5,7 +5,9 @@ import java.time.Instant;
 import io.idempotency.key.IdempotencyKey;
 
 /**
- * One row of the ledger: a claimed call and what became of it. Times come from the database clock.
+ * One row of the ledger: a claimed call and what became of it. Times come from the database clock. An outcome
+ * of this instance's that waits to be written behind its caller ({@link OutcomeWriteBehind}) is answered as
+ * the row it will be: its times, not yet known, are {@code null}, and its replay count {@code 0}.
  *
  * @param id the row's id
  * @param key the call's idempotency key
@@ -16,7 +18,7 @@ import io.idempotency.key.IdempotencyKey;
  * @param status where the call stands
  * @param result the result as JSON, once succeeded (or {@code null} for a tool that returns nothing)
  * @param error what went wrong, once failed or unknown
- * @param startedAt when the call was claimed
+ * @param startedAt when the call was claimed ({@code null} for an outcome that waits to be written)
  * @param finishedAt when its outcome was recorded, or {@code null}
  * @param replayCount how many later calls were answered from this row without executing, as far as
  * counted (counts are flushed in batches)

@@ -97,9 +97,22 @@ final class OwnTransactions {
 	 * @return the rows the write changed
 	 */
 	int committedAgainAfterDeadlocks(Supplier<Integer> write) {
+		return againAfterDeadlocks(() -> committed(write));
+	}
+
+	/**
+	 * As {@link #committedAgainAfterDeadlocks}, for a batch of conditional writes in one transaction of the
+	 * ledger's own: rolled back whole and made again after a deadlock.
+	 * @return each write's count of rows changed, as the driver reports it
+	 */
+	int[] batchCommittedAgainAfterDeadlocks(Supplier<int[]> writes) {
+		return againAfterDeadlocks(() -> execute((status) -> writes.get()));
+	}
+
+	private <T> T againAfterDeadlocks(Supplier<T> work) {
 		for (int attempt = 1;; attempt++) {
 			try {
-				return committed(write);
+				return work.get();
 			}
 			catch (PessimisticLockingFailureException ex) {
 				if (attempt >= DEADLOCK_ATTEMPTS || !DatabaseErrors.isDeadlock(ex)) {

@@ -50,7 +50,8 @@ public class IdempotencyLedgerAutoConfiguration {
 			Environment environment) {
 		warnIfTheMarkedDataSourceIsTheApplicationsOnly(dataSources, idempotencyDataSource, environment);
 		return new JdbcLedger(ledgerDataSource(dataSources, idempotencyDataSource), properties.getJdbc().getTableName(),
-				IdempotencyProperties.redactionOf(properties), IdempotencyProperties.replayCacheOf(properties));
+				IdempotencyProperties.redactionOf(properties), IdempotencyProperties.replayCacheOf(properties),
+				IdempotencyProperties.outcomeWriteBehindOf(properties));
 	}
 
 	@Bean

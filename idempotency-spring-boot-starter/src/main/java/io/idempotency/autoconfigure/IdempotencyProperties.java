@@ -75,6 +75,8 @@ public class IdempotencyProperties {
 
 	private final ReplayCache replayCache = new ReplayCache();
 
+	private final OutcomeWriteBehind outcomeWriteBehind = new OutcomeWriteBehind();
+
 	private final Heartbeat heartbeat = new Heartbeat();
 
 	private final SpringAi springAi = new SpringAi();
@@ -201,6 +203,10 @@ public class IdempotencyProperties {
 
 	public ReplayCache getReplayCache() {
 		return this.replayCache;
+	}
+
+	public OutcomeWriteBehind getOutcomeWriteBehind() {
+		return this.outcomeWriteBehind;
 	}
 
 	public Retention getRetention() {
@@ -656,6 +662,58 @@ public class IdempotencyProperties {
 	}
 
 	/**
+	 * Outcomes written after their callers are answered, in batches: the outcome's commit leaves the caller's
+	 * path, and until it is written another instance sees the call in progress. Off unless enabled.
+	 */
+	public static class OutcomeWriteBehind {
+
+		/** Whether a call's caller is answered before its outcome is written (never for transactional tools). */
+		private boolean enabled;
+
+		/** How many outcomes may wait at most; when full, the next is written by its caller. */
+		private int capacity = 1000;
+
+		/** How many outcomes one batch writes at most. */
+		private int batchSize = 100;
+
+		/** How long an outcome waits at most for others to be written with it. */
+		private Duration delay = Duration.ofMillis(5);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public int getCapacity() {
+			return this.capacity;
+		}
+
+		public void setCapacity(int capacity) {
+			this.capacity = capacity;
+		}
+
+		public int getBatchSize() {
+			return this.batchSize;
+		}
+
+		public void setBatchSize(int batchSize) {
+			this.batchSize = batchSize;
+		}
+
+		public Duration getDelay() {
+			return this.delay;
+		}
+
+		public void setDelay(Duration delay) {
+			this.delay = delay;
+		}
+
+	}
+
+	/**
 	 * The settings as bound from the environment now: for the beans made before configuration properties
 	 * beans are (advisors and decorators that post-processors need early).
 	 */
@@ -683,6 +741,25 @@ public class IdempotencyProperties {
 		catch (IllegalArgumentException | NullPointerException ex) {
 			throw new IllegalStateException("idempotency.replay-cache is not valid: " + ex.getMessage()
 					+ " (maximum-entries must be 0 or more, time-to-live positive; enabled=false turns the cache off)", ex);
+		}
+	}
+
+	static io.idempotency.ledger.OutcomeWriteBehind outcomeWriteBehindOf(IdempotencyProperties properties) {
+		OutcomeWriteBehind writeBehind = properties.getOutcomeWriteBehind();
+		if (!writeBehind.isEnabled()) {
+			return io.idempotency.ledger.OutcomeWriteBehind.off();
+		}
+		if (writeBehind.getCapacity() < 1) {
+			throw new IllegalStateException("idempotency.outcome-write-behind.capacity must be at least 1, but was "
+					+ writeBehind.getCapacity() + " (enabled=false turns write-behind off)");
+		}
+		try {
+			return new io.idempotency.ledger.OutcomeWriteBehind(writeBehind.getCapacity(), writeBehind.getBatchSize(),
+					writeBehind.getDelay());
+		}
+		catch (IllegalArgumentException | NullPointerException ex) {
+			throw new IllegalStateException("idempotency.outcome-write-behind is not valid: " + ex.getMessage()
+					+ " (batch-size must be at least 1, delay zero or more)", ex);
 		}
 	}
 

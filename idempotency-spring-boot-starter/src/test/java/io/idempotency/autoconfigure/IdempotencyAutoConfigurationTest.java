@@ -147,6 +147,50 @@ class IdempotencyAutoConfigurationTest {
 	}
 
 	@Test
+	void outcomesAreWrittenBehindTheirCallersOnlyWhenEnabledAndTheLastOnesOnShutdown() throws Exception {
+		String url = "jdbc:h2:mem:write-behind;DB_CLOSE_DELAY=-1";
+		this.runner.withUserConfiguration(Tools.class)
+			.withPropertyValues("spring.datasource.url=" + url, "idempotency.outcome-write-behind.enabled=true",
+					"idempotency.outcome-write-behind.delay=1h")
+			.run((context) -> {
+				QuoteTool tool = context.getBean(QuoteTool.class);
+				JdbcLedger ledger = context.getBean(JdbcLedger.class);
+				String executed = draft(tool, "r1");
+
+				assertThat(ledger.pendingOutcomes()).isEqualTo(1);
+				assertThat(statuses(context.getBean(DataSource.class))).containsExactly("attempting");
+				assertThat(draft(tool, "r1")).isEqualTo(executed);
+				assertThat(tool.quotes()).isEqualTo(1);
+				context.close();
+			});
+		try (java.sql.Connection connection = java.sql.DriverManager.getConnection(url, "sa", "");
+				java.sql.ResultSet row = connection.createStatement().executeQuery("SELECT status FROM tool_audit")) {
+			assertThat(row.next()).isTrue();
+			assertThat(row.getString(1)).isEqualTo("succeeded");
+			connection.createStatement().execute("DROP ALL OBJECTS");
+		}
+		this.runner.withUserConfiguration(Tools.class).run((context) -> {
+			draft(context.getBean(QuoteTool.class), "r1");
+			assertThat(context.getBean(JdbcLedger.class).pendingOutcomes()).isZero();
+			assertThat(statuses(context.getBean(DataSource.class))).containsExactly("succeeded");
+		});
+	}
+
+	@Test
+	void aWriteBehindWithNoRoomStopsTheStartAndSaysWhy() {
+		this.runner.withUserConfiguration(Tools.class)
+			.withPropertyValues("idempotency.outcome-write-behind.enabled=true", "idempotency.outcome-write-behind.capacity=0")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("idempotency.outcome-write-behind.capacity must be at least 1, but was 0"));
+		this.runner.withUserConfiguration(Tools.class)
+			.withPropertyValues("idempotency.outcome-write-behind.enabled=true", "idempotency.outcome-write-behind.delay=-1ms")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("idempotency.outcome-write-behind is not valid: delay must not be negative"));
+	}
+
+	@Test
 	void aReplayCacheWithANegativeSizeStopsTheStartAndSaysWhy() {
 		this.runner.withUserConfiguration(Tools.class)
 			.withPropertyValues("idempotency.replay-cache.maximum-entries=-1")
@@ -544,7 +588,9 @@ class IdempotencyAutoConfigurationTest {
 					"idempotency.reconciler.stale-after-by-tool", "idempotency.reconciler.max-attempts",
 					"idempotency.tool-context.run-id-key", "idempotency.unknown-exceptions",
 					"idempotency.replay-cache.enabled", "idempotency.replay-cache.maximum-entries",
-					"idempotency.replay-cache.time-to-live", "idempotency.max-arguments-size");
+					"idempotency.replay-cache.time-to-live", "idempotency.max-arguments-size",
+					"idempotency.outcome-write-behind.enabled", "idempotency.outcome-write-behind.capacity",
+					"idempotency.outcome-write-behind.batch-size", "idempotency.outcome-write-behind.delay");
 			assertThat(properties.values()).allSatisfy((p) -> assertThat(p.has("description"))
 				.as("description of %s", p.get("name"))
 				.isTrue());
@@ -559,6 +605,10 @@ class IdempotencyAutoConfigurationTest {
 		catch (RuntimeException ex) {
 			return false;
 		}
+	}
+
+	private static java.util.List<String> statuses(DataSource dataSource) {
+		return new JdbcTemplate(dataSource).queryForList("SELECT status FROM tool_audit", String.class);
 	}
 
 	private static int rows(DataSource dataSource, String table) {

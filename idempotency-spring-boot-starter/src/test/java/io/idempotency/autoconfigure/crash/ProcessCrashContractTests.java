@@ -132,31 +132,50 @@ abstract class ProcessCrashContractTests {
 
 	@Test
 	void aProcessKilledAnywhereInACallNeverLeadsToASecondEffectAndItsCallEndsSettled() throws Exception {
+		killTrials("crash");
+	}
+
+	/**
+	 * As above, on instances that write outcomes behind their callers and wait an hour to fill a batch: a call
+	 * not stopped before it returned was answered, and its outcome still waited in memory when the process was
+	 * killed. The row stays attempting, its heartbeats stop, and the survivor's reconciler settles it.
+	 */
+	@Test
+	void aProcessKilledWithOutcomesWaitingToBeWrittenNeverLeadsToASecondEffectAndItsCallEndsSettled() throws Exception {
+		killTrials("write-behind", "--idempotency.outcome-write-behind.enabled=true",
+				"--idempotency.outcome-write-behind.delay=1h");
+	}
+
+	private void killTrials(String name, String... instanceArguments) throws Exception {
 		long seed = Long.getLong("idempotency.test.seed", System.nanoTime());
 		Random random = new Random(seed);
 		int trials = trials();
 		Map<String, Integer> killedAt = new TreeMap<>();
 		Map<String, Integer> endings = new TreeMap<>();
-		Instance next = Instance.start(arguments());
+		Instance next = Instance.start(arguments(instanceArguments));
 		for (int trial = 0; trial < trials; trial++) {
 			Instance victim = next;
-			next = (trial + 1 < trials) ? Instance.start(arguments()) : null;
+			next = (trial + 1 < trials) ? Instance.start(arguments(instanceArguments)) : null;
 			String point = POINTS.get(trial % POINTS.size());
 			if (point.equals("STEP")) {
 				point = "STEP-" + (1 + random.nextInt(3));
 			}
 			String tool = ((trial / POINTS.size()) % 2 == 0) ? "book_slot" : "book_slot_in_transaction";
-			String run = "crash-" + seed + "-" + trial;
+			String run = name + "-" + seed + "-" + trial;
 			String reached = victim.callAndKill(tool, run, "slot-" + trial, point);
 			killedAt.merge(tool + " " + (reached.startsWith("AT ") ? point.replaceAll("-\\d+", "-n") : "after the call"),
 					1, Integer::sum);
 			String ending = settleAfterTheKill(tool, run, "slot-" + trial, "seed " + seed + ", trial " + trial + ", " + point);
 			endings.merge(ending, 1, Integer::sum);
 		}
-		logger.info("crash.trials database={} trials={} seed={} killed_at={} endings={} duplicate_effects=0 unresolved_rows=0",
-				getClass().getSimpleName(), trials, seed, killedAt, endings);
+		logger.info("crash.trials database={} instances={} trials={} seed={} killed_at={} endings={} duplicate_effects=0"
+				+ " unresolved_rows=0", getClass().getSimpleName(), name, trials, seed, killedAt, endings);
 		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE + " WHERE status NOT IN ('succeeded', 'failed')",
 				Integer.class)).as("unsettled rows").isZero();
+		if (instanceArguments.length > 0) {
+			// The window write-behind opens: answered, outcome in memory, then killed.
+			assertThat(killedAt).as("calls killed after they were answered").containsKey("book_slot after the call");
+		}
 	}
 
 	@Test

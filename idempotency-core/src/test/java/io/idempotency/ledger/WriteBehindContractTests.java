@@ -1,0 +1,387 @@
+package io.idempotency.ledger;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import io.idempotency.key.IdempotencyKeys;
+import io.idempotency.testsupport.CountingDataSource;
+import io.idempotency.testsupport.DatabaseFacts;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Outcomes written behind their callers ({@link OutcomeWriteBehind}), run unchanged on every supported database.
+ * The ledgers under test wait an hour for a batch to fill, so that what happens while an outcome waits is seen
+ * without a race: an outcome is written when its batch is full, when the queue is full (by its caller), or when
+ * the ledger closes.
+ */
+abstract class WriteBehindContractTests {
+
+	static final String TABLE = "write_behind_test";
+
+	static final String USER = "user-a";
+
+	static final String RESULT = "{\"ticketId\":\"T-1001\"}";
+
+	/** A batch fills at three; nothing is written sooner (the delay is an hour). */
+	static final OutcomeWriteBehind BATCH_OF_THREE = new OutcomeWriteBehind(100, 3, Duration.ofHours(1));
+
+	DataSource dataSource;
+
+	JdbcTemplate jdbc;
+
+	private final List<JdbcLedger> ledgers = new ArrayList<>();
+
+	abstract DataSource dataSource();
+
+	abstract DatabaseFacts facts();
+
+	@BeforeEach
+	void createTable() {
+		this.dataSource = dataSource();
+		LedgerSchema.drop(this.dataSource, TABLE);
+		LedgerSchema.create(this.dataSource, TABLE);
+		this.jdbc = new JdbcTemplate(this.dataSource);
+	}
+
+	@AfterEach
+	void dropTable() {
+		this.ledgers.forEach(JdbcLedger::close);
+		LedgerSchema.drop(this.dataSource, TABLE);
+	}
+
+	JdbcLedger ledger(DataSource dataSource, OutcomeWriteBehind writeBehind) {
+		JdbcLedger ledger = new JdbcLedger(dataSource, TABLE, Redaction.defaults(), ReplayCache.off(), writeBehind);
+		this.ledgers.add(ledger);
+		return ledger;
+	}
+
+	static ClaimRequest request(String runId, String arguments) {
+		return request(runId, USER, arguments);
+	}
+
+	static ClaimRequest request(String runId, String userId, String arguments) {
+		return new ClaimRequest(IdempotencyKeys.derive("open_ticket", arguments, runId), runId, userId, "open_ticket",
+				arguments);
+	}
+
+	static String arguments(int n) {
+		return "{\"accountName\":\"Henderson Industrial\",\"n\":" + n + "}";
+	}
+
+	String statusInTable(ClaimRequest request) {
+		return this.jdbc.queryForObject("SELECT status FROM " + TABLE + " WHERE idempotency_key = ?", String.class,
+				request.key().value());
+	}
+
+	@Test
+	void theCallerIsAnsweredWithoutAStatementAndTheOutcomesAreWrittenInOneBatch() {
+		CountingDataSource counting = new CountingDataSource(this.dataSource);
+		JdbcLedger ledger = ledger(counting, BATCH_OF_THREE);
+		List<ClaimRequest> calls = List.of(request("r1", arguments(1)), request("r1", arguments(2)),
+				request("r1", arguments(3)));
+		calls.forEach((call) -> assertThat(ledger.claim(call)).isInstanceOf(Claim.Won.class));
+
+		long before = counting.roundTrips();
+		assertThat(ledger.recordSucceeded(calls.get(0).key(), RESULT)).isTrue();
+		assertThat(ledger.recordFailed(calls.get(1).key(), "java.lang.IllegalStateException: out of stock")).isTrue();
+
+		assertThat(counting.roundTrips()).isEqualTo(before);
+		assertThat(ledger.pendingOutcomes()).isEqualTo(2);
+		assertThat(statusInTable(calls.get(0))).isEqualTo("attempting");
+		assertThat(statusInTable(calls.get(1))).isEqualTo("attempting");
+
+		ledger.recordUnknown(calls.get(2).key(), "java.net.SocketTimeoutException: Read timed out");
+		await().until(() -> ledger.pendingOutcomes() == 0);
+		assertThat(statusInTable(calls.get(0))).isEqualTo("succeeded");
+		assertThat(statusInTable(calls.get(1))).isEqualTo("failed");
+		assertThat(statusInTable(calls.get(2))).isEqualTo("unknown");
+		assertThat(ledger.find(calls.get(0).key()).orElseThrow().result()).contains("T-1001");
+		assertThat(ledger.find(calls.get(0).key()).orElseThrow().finishedAt()).isNotNull();
+		assertThat(ledger.find(calls.get(1).key()).orElseThrow().error()).contains("out of stock");
+		assertThat(ledger.inFlight()).isZero();
+		assertThat(ledger.lateCompletions()).isZero();
+	}
+
+	@Test
+	void anOutcomeAloneIsWrittenOnceItsDelayHasPassed() {
+		JdbcLedger ledger = ledger(this.dataSource, new OutcomeWriteBehind(100, 100, Duration.ofMillis(20)));
+		ClaimRequest call = request("r1", arguments(1));
+		ledger.claim(call);
+
+		ledger.recordSucceeded(call.key(), RESULT);
+
+		await().until(() -> "succeeded".equals(statusInTable(call)));
+		await().until(() -> ledger.pendingOutcomes() == 0 && ledger.inFlight() == 0);
+	}
+
+	@Test
+	void aRepeatOnTheSameInstanceIsAnsweredFromTheOutcomeThatWaits() {
+		CountingDataSource counting = new CountingDataSource(this.dataSource);
+		JdbcLedger ledger = ledger(counting, BATCH_OF_THREE);
+		ClaimRequest succeeded = request("r1", arguments(1));
+		ClaimRequest failed = request("r1", arguments(2));
+		ledger.claim(succeeded);
+		ledger.claim(failed);
+		ledger.recordSucceeded(succeeded.key(), RESULT);
+		ledger.recordFailed(failed.key(), "java.lang.IllegalStateException: out of stock");
+		long before = counting.roundTrips();
+
+		Claim replay = ledger.claim(succeeded);
+		Claim previousFailure = ledger.claim(failed);
+		LedgerEntry found = ledger.find(succeeded.key()).orElseThrow();
+
+		assertThat(counting.roundTrips()).isEqualTo(before);
+		assertThat(replay).isInstanceOf(Claim.Replay.class);
+		assertThat(((Claim.Replay) replay).entry().result()).isEqualTo(RESULT);
+		assertThat(previousFailure).isInstanceOf(Claim.PreviousAttemptFailed.class);
+		assertThat(((Claim.PreviousAttemptFailed) previousFailure).entry().error()).contains("out of stock");
+		assertThat(found.status()).isEqualTo(LedgerStatus.SUCCEEDED);
+		assertThat(found.id()).isEqualTo(this.jdbc.queryForObject("SELECT id FROM " + TABLE
+				+ " WHERE idempotency_key = ?", Long.class, succeeded.key().value()));
+		assertThat(statusInTable(succeeded)).isEqualTo("attempting");
+		// Another user under the same key learns nothing of the outcome, as from the table.
+		assertThat(ledger.claim(request("r1", "user-b", arguments(1)))).isInstanceOf(Claim.HeldByAnotherUser.class);
+	}
+
+	@Test
+	void anUnknownOutcomeThatWaitsIsAnsweredInProgressFromTheTable() {
+		JdbcLedger ledger = ledger(this.dataSource, BATCH_OF_THREE);
+		ClaimRequest call = request("r1", arguments(1));
+		ledger.claim(call);
+		ledger.recordUnknown(call.key(), "java.net.SocketTimeoutException: Read timed out");
+
+		Claim repeat = ledger.claim(call);
+
+		assertThat(repeat).isInstanceOf(Claim.InProgress.class);
+		assertThat(((Claim.InProgress) repeat).since()).isNotNull();
+	}
+
+	@Test
+	void anotherInstanceSeesTheCallInProgressUntilItsOutcomeIsWritten() {
+		JdbcLedger here = ledger(this.dataSource, BATCH_OF_THREE);
+		JdbcLedger there = ledger(this.dataSource, OutcomeWriteBehind.off());
+		ClaimRequest call = request("r1", arguments(1));
+		here.claim(call);
+		here.recordSucceeded(call.key(), RESULT);
+
+		assertThat(there.claim(call)).isInstanceOf(Claim.InProgress.class);
+
+		here.close();
+		Claim afterClose = there.claim(call);
+		assertThat(afterClose).isInstanceOf(Claim.Replay.class);
+		assertThat(((Claim.Replay) afterClose).entry().result()).contains("T-1001");
+	}
+
+	@Test
+	void closingWritesEveryOutcomeThatWaitsAndLaterOnesAreWrittenByTheirCallers() {
+		JdbcLedger ledger = ledger(this.dataSource, BATCH_OF_THREE);
+		ClaimRequest first = request("r1", arguments(1));
+		ClaimRequest late = request("r1", arguments(2));
+		ledger.claim(first);
+		ledger.claim(late);
+		ledger.recordSucceeded(first.key(), RESULT);
+
+		ledger.close();
+
+		assertThat(statusInTable(first)).isEqualTo("succeeded");
+		assertThat(ledger.pendingOutcomes()).isZero();
+		assertThat(ledger.recordSucceeded(late.key(), RESULT)).isTrue();
+		assertThat(statusInTable(late)).isEqualTo("succeeded");
+		assertThat(ledger.inFlight()).isZero();
+	}
+
+	@Test
+	void anOutcomeThatFindsTheQueueFullIsWrittenByItsCaller() {
+		JdbcLedger ledger = ledger(this.dataSource, new OutcomeWriteBehind(2, 100, Duration.ofHours(1)));
+		List<ClaimRequest> calls = List.of(request("r1", arguments(1)), request("r1", arguments(2)),
+				request("r1", arguments(3)));
+		calls.forEach(ledger::claim);
+
+		calls.forEach((call) -> ledger.recordSucceeded(call.key(), RESULT));
+
+		assertThat(statusInTable(calls.get(0))).isEqualTo("attempting");
+		assertThat(statusInTable(calls.get(1))).isEqualTo("attempting");
+		assertThat(statusInTable(calls.get(2))).isEqualTo("succeeded");
+		assertThat(ledger.pendingOutcomes()).isEqualTo(2);
+		assertThat(ledger.inFlight()).isEqualTo(2);
+	}
+
+	@Test
+	void aCallWhoseOutcomeWaitsIsBeatenForAsRunningAndNoReconcilerTakesIt() {
+		JdbcLedger ledger = ledger(this.dataSource, BATCH_OF_THREE);
+		ClaimRequest call = request("r1", arguments(1));
+		ledger.claim(call);
+		ledger.recordSucceeded(call.key(), RESULT);
+		this.jdbc.update("UPDATE " + TABLE + " SET started_at = started_at - INTERVAL '1' HOUR");
+
+		assertThat(ledger.heartbeat()).isEqualTo(1);
+
+		assertThat(ledger.leaseStale(Duration.ofMinutes(1), 10, Duration.ofMinutes(5))).isEmpty();
+		ledger.close();
+		assertThat(ledger.inFlight()).isZero();
+		assertThat(statusInTable(call)).isEqualTo("succeeded");
+	}
+
+	@Test
+	void aSuccessWaitingBehindItsCallerIsWrittenOverAReconcilersFailureAndALateFailureIsNotWritten() {
+		JdbcLedger ledger = ledger(this.dataSource, BATCH_OF_THREE);
+		ClaimRequest overturned = request("r1", arguments(1));
+		ClaimRequest late = request("r1", arguments(2));
+		ClaimRequest written = request("r1", arguments(3));
+		List.of(overturned, late, written).forEach(ledger::claim);
+		ledger.recordSucceeded(overturned.key(), RESULT);
+		ledger.recordFailed(late.key(), "java.lang.IllegalStateException: out of stock");
+		// Meanwhile a reconciler (or a person) settled the first two.
+		this.jdbc.update("UPDATE " + TABLE + " SET status = 'failed', error = 'no effect found' WHERE idempotency_key = ?",
+				overturned.key().value());
+		this.jdbc.update("UPDATE " + TABLE + " SET status = 'succeeded', error = NULL WHERE idempotency_key = ?",
+				late.key().value());
+
+		ledger.recordSucceeded(written.key(), RESULT);
+		await().until(() -> ledger.pendingOutcomes() == 0);
+
+		assertThat(statusInTable(overturned)).isEqualTo("succeeded");
+		assertThat(ledger.find(overturned.key()).orElseThrow().result()).contains("T-1001");
+		assertThat(statusInTable(late)).isEqualTo("succeeded");
+		assertThat(statusInTable(written)).isEqualTo("succeeded");
+		assertThat(ledger.lateSuccesses()).isEqualTo(1);
+		assertThat(ledger.lateCompletions()).isEqualTo(1);
+		assertThat(ledger.inFlight()).isZero();
+	}
+
+	@Test
+	void aResultTheDatabaseRefusesIsWrittenAsNotStoredAndCostsNoOtherOutcomeItsWrite() {
+		String refusedResult = resultTheDatabaseRefuses();
+		if (refusedResult == null) {
+			return;
+		}
+		JdbcLedger ledger = ledger(this.dataSource, BATCH_OF_THREE);
+		ClaimRequest refused = request("r1", arguments(1));
+		ClaimRequest before = request("r1", arguments(2));
+		ClaimRequest after = request("r1", arguments(3));
+		List.of(before, refused, after).forEach(ledger::claim);
+
+		ledger.recordSucceeded(before.key(), RESULT);
+		ledger.recordSucceeded(refused.key(), refusedResult);
+		ledger.recordFailed(after.key(), "java.lang.IllegalStateException: out of stock");
+		await().until(() -> ledger.pendingOutcomes() == 0);
+
+		assertThat(statusInTable(before)).isEqualTo("succeeded");
+		assertThat(statusInTable(after)).isEqualTo("failed");
+		LedgerEntry notStored = ledger.find(refused.key()).orElseThrow();
+		assertThat(notStored.status()).isEqualTo(LedgerStatus.SUCCEEDED);
+		assertThat(notStored.result()).isNull();
+		assertThat(notStored.error()).isEqualTo("The result is not stored: the database refused it");
+		assertThat(ledger.inFlight()).isZero();
+	}
+
+	@Test
+	void aCallInTheCallersTransactionIsNeverWrittenBehind() {
+		JdbcLedger ledger = ledger(this.dataSource, BATCH_OF_THREE);
+		ClaimRequest call = request("r1", arguments(1));
+		TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		CallLedger inTransaction = ledger.inCallersTransaction();
+
+		transaction.executeWithoutResult((status) -> {
+			assertThat(inTransaction.claim(call)).isInstanceOf(Claim.Won.class);
+			inTransaction.recordSucceeded(call.key(), RESULT);
+		});
+
+		assertThat(ledger.pendingOutcomes()).isZero();
+		assertThat(statusInTable(call)).isEqualTo("succeeded");
+	}
+
+	/**
+	 * A result, valid JSON, that this database refuses to store, or {@code null} where it stores every one: on
+	 * PostgreSQL, a text holding the character NUL; on MariaDB, a result longer than the largest packet
+	 * the server accepts.
+	 */
+	private String resultTheDatabaseRefuses() {
+		return switch (facts().database()) {
+			case POSTGRESQL -> "{\"text\":\"nul \\u0000 inside\"}";
+			case MARIADB -> {
+				long largest = this.jdbc.queryForObject("SELECT @@max_allowed_packet", Long.class);
+				yield "{\"text\":\"" + "x".repeat((int) largest + 1) + "\"}";
+			}
+			default -> null;
+		};
+	}
+
+	/**
+	 * Many callers at once on two instances, both writing behind, over keys each claimed by several: every key
+	 * is won once, every winner's outcome written, every loser answered from memory, in progress, or from the
+	 * table, and no call left in flight. Run many times.
+	 */
+	@Test
+	void manyCallersOnTwoInstancesExecuteEachKeyOnceAndEveryOutcomeIsWritten() throws Exception {
+		OutcomeWriteBehind quick = new OutcomeWriteBehind(1000, 16, Duration.ofMillis(2));
+		JdbcLedger one = ledger(this.dataSource, quick);
+		JdbcLedger two = ledger(this.dataSource, quick);
+		int threads = 8;
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			for (int round = 0; round < 20; round++) {
+				int keys = 10;
+				CyclicBarrier start = new CyclicBarrier(threads);
+				Set<String> won = ConcurrentHashMap.newKeySet();
+				AtomicInteger wins = new AtomicInteger();
+				String run = "round-" + round;
+				List<Callable<Void>> callers = new ArrayList<>();
+				for (int t = 0; t < threads; t++) {
+					JdbcLedger ledger = (t % 2 == 0) ? one : two;
+					callers.add(() -> {
+						start.await();
+						for (int n = 0; n < keys; n++) {
+							ClaimRequest call = request(run, arguments(n));
+							Claim claim = ledger.claim(call);
+							if (claim instanceof Claim.Won) {
+								wins.incrementAndGet();
+								won.add(call.key().value());
+								ledger.recordSucceeded(call.key(), RESULT);
+							}
+							else {
+								assertThat(claim).isInstanceOfAny(Claim.Replay.class, Claim.InProgress.class);
+							}
+						}
+						return null;
+					});
+				}
+				for (Future<Void> caller : pool.invokeAll(callers)) {
+					caller.get();
+				}
+				assertThat(wins.get()).isEqualTo(keys);
+				assertThat(won).hasSize(keys);
+				await().until(() -> one.pendingOutcomes() == 0 && two.pendingOutcomes() == 0);
+				assertThat(new HashSet<>(this.jdbc.queryForList("SELECT status FROM " + TABLE + " WHERE run_id = ?",
+						String.class, run))).containsExactly("succeeded");
+				assertThat(one.inFlight() + two.inFlight()).isZero();
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		assertThat(one.lateCompletions() + two.lateCompletions()).isZero();
+	}
+
+}
