@@ -8,6 +8,7 @@ import javax.sql.DataSource;
 
 import io.idempotency.EnableIdempotentTools;
 import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.ledger.OutcomeWriteBehind;
 import io.idempotency.ledger.Redaction;
 import io.idempotency.ledger.ReplayCache;
 import io.idempotency.run.Run;
@@ -44,11 +45,17 @@ final class Agent implements AutoCloseable {
 	private final Run replayedRun = new Run("replayed-run", USER);
 
 	Agent(DataSource dataSource, boolean replayCache) {
+		this(dataSource, replayCache, OutcomeWriteBehind.off());
+	}
+
+	/** An agent whose ledger writes outcomes behind their callers as told. */
+	Agent(DataSource dataSource, boolean replayCache, OutcomeWriteBehind writeBehind) {
 		this.context = new AnnotationConfigApplicationContext();
 		// The pool is the benchmark's: the context must not close it.
 		this.context.registerBean(DataSource.class, () -> new DelegatingDataSource(dataSource));
 		this.context.registerBean(ReplayCache.class,
 				() -> replayCache ? new ReplayCache(10_000, Duration.ofMinutes(10)) : ReplayCache.off());
+		this.context.registerBean(OutcomeWriteBehind.class, () -> writeBehind);
 		this.context.register(Application.class);
 		this.context.refresh();
 		this.tools = this.context.getBean(NoteTools.class);
@@ -100,8 +107,8 @@ final class Agent implements AutoCloseable {
 	static class Application {
 
 		@Bean
-		JdbcLedger ledger(DataSource dataSource, ReplayCache replayCache) {
-			return new JdbcLedger(dataSource, BenchmarkDatabase.TABLE, Redaction.defaults(), replayCache);
+		JdbcLedger ledger(DataSource dataSource, ReplayCache replayCache, OutcomeWriteBehind writeBehind) {
+			return new JdbcLedger(dataSource, BenchmarkDatabase.TABLE, Redaction.defaults(), replayCache, writeBehind);
 		}
 
 		@Bean

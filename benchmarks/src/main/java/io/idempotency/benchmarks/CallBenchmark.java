@@ -1,10 +1,12 @@
 package io.idempotency.benchmarks;
 
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.ledger.ClaimRequest;
+import io.idempotency.ledger.OutcomeWriteBehind;
 import io.idempotency.testsupport.TestDatabase;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -27,6 +29,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>{@code executed} against {@code floorExecuted}: the claim's insert and the outcome's update;</li>
  * <li>{@code executedInTransaction} against {@code floorExecutedInOneTransaction}: both in one
  * transaction;</li>
+ * <li>{@code executedWriteBehind}, a ledger writing outcomes behind their callers (in batches, at most 5 ms
+ * later), against {@code floorOneStatement}, the claim's insert alone (its latency), and against
+ * {@code floorExecuted} (its throughput);</li>
  * <li>{@code replay} against {@code floorReplay}: one read of the row by its key. With
  * {@code replayCache=true}, {@code replay} is answered from memory and the floor shows what it saves.</li>
  * </ul>
@@ -60,6 +65,9 @@ public class CallBenchmark {
 
 	private Agent agent;
 
+	/** Writes outcomes behind its callers, as the starter does with write-behind enabled. */
+	private Agent writingBehind;
+
 	private String replayedKey;
 
 	private ClaimRequest replayRequest;
@@ -68,6 +76,8 @@ public class CallBenchmark {
 	public void setUp() throws SQLException {
 		this.db = new BenchmarkDatabase(this.database);
 		this.agent = new Agent(this.db.dataSource(), this.replayCache);
+		this.writingBehind = new Agent(this.db.dataSource(), this.replayCache,
+				new OutcomeWriteBehind(1000, 100, Duration.ofMillis(5)));
 		String run = "ledger-replay";
 		this.replayRequest = new ClaimRequest(IdempotencyKeys.derive("note", ARGUMENTS, run), run, Agent.USER, "note",
 				ARGUMENTS);
@@ -81,6 +91,7 @@ public class CallBenchmark {
 	@TearDown(Level.Trial)
 	public void tearDown() {
 		this.agent.close();
+		this.writingBehind.close();
 		this.db.close();
 	}
 
@@ -92,6 +103,16 @@ public class CallBenchmark {
 	@Benchmark
 	public Object executed() {
 		return this.agent.executed();
+	}
+
+	@Benchmark
+	public int floorOneStatement() throws SQLException {
+		return this.floors.oneStatement(this.db.nextKey(), ARGUMENTS);
+	}
+
+	@Benchmark
+	public Object executedWriteBehind() {
+		return this.writingBehind.executed();
 	}
 
 	@Benchmark

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
 import com.sun.management.OperatingSystemMXBean;
+import io.idempotency.ledger.OutcomeWriteBehind;
 import io.idempotency.testsupport.TestDatabase;
 
 /**
@@ -44,13 +45,16 @@ public final class CpuPerCall {
 		int threads = (args.length > 1) ? Integer.parseInt(args[1]) : 8;
 		TestDatabase database = (args.length > 2) ? TestDatabase.valueOf(args[2]) : TestDatabase.POSTGRESQL;
 		long clockTicksPerSecond = clockTicksPerSecond();
-		try (BenchmarkDatabase db = new BenchmarkDatabase(database); Agent agent = new Agent(db.dataSource(), false)) {
+		try (BenchmarkDatabase db = new BenchmarkDatabase(database); Agent agent = new Agent(db.dataSource(), false);
+				Agent writingBehind = new Agent(db.dataSource(), false,
+						new OutcomeWriteBehind(1000, 100, java.time.Duration.ofMillis(5)))) {
 			String replayedKey = db.nextKey();
 			db.floors().executed(replayedKey, CallBenchmark.ARGUMENTS, CallBenchmark.RESULT);
 			Map<String, Call> paths = new LinkedHashMap<>();
 			paths.put("executed call", agent::executed);
 			paths.put("floor: insert + update", () -> db.floors().executed(db.nextKey(), CallBenchmark.ARGUMENTS,
 					CallBenchmark.RESULT));
+			paths.put("executed, written behind", writingBehind::executed);
 			paths.put("replay", agent::replay);
 			paths.put("floor: read by key", () -> db.floors().replay(replayedKey));
 			Map<String, List<double[]>> measured = new LinkedHashMap<>();
@@ -74,6 +78,7 @@ public final class CpuPerCall {
 			System.out.printf("%n%s, %d threads, %d rounds of %d s per path; medians (ratio to the floor)%n", database,
 					threads, rounds, MEASURED_SECONDS);
 			report("executed call", "floor: insert + update", measured);
+			report("executed, written behind", "floor: insert + update", measured);
 			report("replay", "floor: read by key", measured);
 		}
 		System.exit(0);

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 
+import io.idempotency.ledger.OutcomeWriteBehind;
 import io.idempotency.testsupport.CountingDataSource;
 import io.idempotency.testsupport.TestDatabase;
 
@@ -46,6 +47,16 @@ public final class RoundTrips {
 					try (Agent onManualCommit = new Agent(manualCommit, false)) {
 						perCall.put("executed, pool with auto-commit off", count(manualCommit, onManualCommit::executed));
 						perCall.put("replay, pool with auto-commit off", count(manualCommit, onManualCommit::replay));
+					}
+					// Outcomes written behind their callers, in one batch when the ledger closes (an hour's delay keeps
+					// the batch from being written while the calls are counted).
+					CountingDataSource behind = new CountingDataSource(db.dataSource());
+					try (Agent writingBehind = new Agent(behind, false,
+							new OutcomeWriteBehind(2 * CALLS, 2 * CALLS, java.time.Duration.ofHours(1)))) {
+						perCall.put("executed, outcome written behind", count(behind, writingBehind::executed));
+						behind.reset();
+						writingBehind.ledger().close();
+						perCall.put("executed, outcome written behind: its batch", (double) behind.roundTrips() / CALLS);
 					}
 					counting.reset();
 					agent.ledger().leaseStale(java.time.Duration.ZERO, 100, java.time.Duration.ofMinutes(5));

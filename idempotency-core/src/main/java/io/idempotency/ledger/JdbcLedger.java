@@ -171,8 +171,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		this.inFlight = new ConcurrentHashMap<>();
 		this.settlements = new SettlementStatements(this.jdbc, this.dialect, this.table, this.rows, this.transactions);
 		this.outcomes = new OutcomeWrites(this.statements, this.transactions);
-		this.pending = writeBehind.enabled()
-				? new PendingOutcomes(writeBehind, (batch) -> this.outcomes.writeBatch(batch, this::ended)) : null;
+		this.pending = writeBehind.enabled() ? new PendingOutcomes(writeBehind, this::writeBehind, this::ended) : null;
 	}
 
 	/**
@@ -351,7 +350,8 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		// A call that claimed here and has recorded nothing yet still holds its claim, on the row of this id. A
 		// call claimed through another ledger object is written by its key.
 		Running running = this.inFlight.get(key);
-		if (running != null && this.pending != null && this.pending.offer(running.outcome(key, outcome, resultJson, error))) {
+		if (running != null && this.pending != null
+				&& this.pending.offer(running.outcome(key, outcome, resultJson, LedgerRows.truncate(error)))) {
 			// Written behind the caller; until then the call is beaten for as running, and answered from memory.
 			return true;
 		}
@@ -363,6 +363,22 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 			if (running != null) {
 				this.inFlight.remove(key, running);
 			}
+		}
+	}
+
+	/**
+	 * Writes a batch of outcomes that waited behind their callers. Never at once with a flush of the replay
+	 * counts: both write many rows in one transaction, in orders of their own (ids here, keys there), and the
+	 * rows answered from the waiting outcomes are the ones whose counts are flushed, so that together they
+	 * could deadlock.
+	 */
+	private void writeBehind(List<LedgerEntry> batch) {
+		this.flushing.lock();
+		try {
+			this.outcomes.writeBatch(batch, this::ended);
+		}
+		finally {
+			this.flushing.unlock();
 		}
 	}
 
@@ -401,17 +417,12 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	}
 
 	/**
-	 * The row of a key, if there is one: as committed, read on a connection of the ledger's own; or, where this
-	 * instance's success or failure of it waits to be written behind its caller, that outcome, as the row will
-	 * be once written (its times {@code null}).
+	 * The row of a key, if there is one: as committed, read on a connection of the ledger's own. A row whose
+	 * outcome waits to be written behind its caller is still attempting here ({@link #writePendingOutcomes()}
+	 * writes it).
 	 */
 	@Override
 	public Optional<LedgerEntry> find(IdempotencyKey key) {
-		LedgerEntry waiting = (this.pending != null) ? this.pending.find(key) : null;
-		if (waiting != null && waiting.status() != LedgerStatus.UNKNOWN) {
-			// Its row is still attempting: the outcome is this instance's, and waits to be written.
-			return Optional.of(waiting);
-		}
 		return this.transactions.committed(() -> this.statements.find(key));
 	}
 
@@ -518,10 +529,13 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	}
 
 	private int flushHeldReplayCounts() {
-		List<ReplayCounter.Pending> counts = this.replays.drain();
+		List<ReplayCounter.Pending> counts = new ArrayList<>(this.replays.drain());
 		if (counts.isEmpty()) {
 			return 0;
 		}
+		// Rows locked in the order of their keys, as every instance's flush locks them: two flushes never wait on
+		// each other in a cycle.
+		counts.sort(java.util.Comparator.comparing((ReplayCounter.Pending count) -> count.key().value()));
 		try {
 			this.transactions.executeWithoutResult((status) -> this.jdbc.batchUpdate(this.sql.addReplays, counts,
 					counts.size(), (statement, count) -> {
@@ -625,6 +639,18 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 */
 	public int pendingOutcomes() {
 		return (this.pending != null) ? this.pending.size() : 0;
+	}
+
+	/**
+	 * Writes every outcome that waits behind its caller now, without waiting for the rest of its delay, and
+	 * returns once each is written (or, where it could not be, logged and left to the reconciler): before reading
+	 * the table in a test, or before the heartbeat stops on shutdown (the starter does). Nothing where
+	 * write-behind is off.
+	 */
+	public void writePendingOutcomes() {
+		if (this.pending != null) {
+			this.pending.flush();
+		}
 	}
 
 	/**

@@ -6,11 +6,12 @@ import java.util.Objects;
 /**
  * Whether a ledger answers a call's caller before its outcome is written, and how: an opt-in that takes the
  * outcome's commit off the caller's path. The claim is still committed before the effect starts; once the
- * effect returns, its outcome waits in memory and is written with others in one batch, at most {@code delay}
- * after it was queued (sooner when {@code batchSize} outcomes wait). Meanwhile:
+ * effect returns, its outcome waits in memory and is written with others in one batch, once the oldest of them
+ * has waited {@code delay} (sooner when {@code batchSize} outcomes wait) and the batch before it is written.
+ * Meanwhile:
  * <ul>
  * <li>a repeat on this instance is answered from the outcome waiting here (a success replayed, a failure
- * answered as one);</li>
+ * answered as one), while the table's row, as {@link JdbcLedger#find} reads it, is still attempting;</li>
  * <li>a repeat on another instance finds the row still attempting: it is told the call is in progress, or waits
  * for the outcome where the tool waits for running calls;</li>
  * <li>the row is still beaten for as running, so no reconciler takes it.</li>
@@ -26,7 +27,7 @@ import java.util.Objects;
  * the database's message, which may quote the result).
  * @param capacity how many outcomes may wait at most; {@code 0} turns write-behind off
  * @param batchSize how many outcomes one batch writes at most
- * @param delay how long an outcome waits at most for others to be written with it
+ * @param delay how long the oldest outcome of a batch waits for others to be written with it
  */
 public record OutcomeWriteBehind(int capacity, int batchSize, Duration delay) {
 

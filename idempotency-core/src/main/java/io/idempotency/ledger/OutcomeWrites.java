@@ -90,9 +90,10 @@ final class OutcomeWrites {
 			updated = this.transactions.batchCommittedAgainAfterDeadlocks(() -> this.statements.writeOutcomes(batch));
 		}
 		catch (RuntimeException batchFailed) {
+			// Not the database's message: a driver's may quote the statement with its values, the results among them.
 			logger.atDebug()
-				.log("A batch of {} call outcomes failed and each is written alone: {}", batch.size(),
-						String.valueOf(batchFailed));
+				.log("A batch of {} call outcomes failed ({}) and each is written alone", batch.size(),
+						DatabaseErrors.causeChain(batchFailed).stream().map((cause) -> cause.getClass().getName()).toList());
 			for (LedgerEntry outcome : batch) {
 				try {
 					writeAlone(outcome);

@@ -16,10 +16,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The outcomes of calls whose callers have been answered and whose rows are not yet written: a bounded queue
- * that a thread of its own drains in batches, and a lookup by key that answers a repeat on this instance
- * meanwhile. An outcome stays found until the writer has {@linkplain #written(LedgerEntry) handled it}, so a
- * repeat finds it either here or in the table. Each outcome is the row it will be written to, with the
- * outcome's status, result and error.
+ * that a thread of its own drains in batches, each written at most the delay after its oldest outcome was
+ * queued, and a lookup by key that answers a repeat on this instance meanwhile. An outcome stays found until
+ * the writer has handled it, so a repeat finds it either here or in the table. Each outcome is the row it will
+ * be written to, with the outcome's status, result and error.
  */
 final class PendingOutcomes {
 
@@ -27,6 +27,10 @@ final class PendingOutcomes {
 
 	/** How long closing waits for the outcomes still queued to be written. */
 	static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
+
+	/** An outcome, and when it was queued ({@link System#nanoTime()}). */
+	private record Queued(LedgerEntry outcome, long queuedAt) {
+	}
 
 	private final int capacity;
 
@@ -36,14 +40,23 @@ final class PendingOutcomes {
 
 	private final Consumer<List<LedgerEntry>> writer;
 
+	private final Consumer<LedgerEntry> abandoned;
+
 	private final Map<IdempotencyKey, LedgerEntry> byKey = new ConcurrentHashMap<>();
 
 	private final ReentrantLock lock = new ReentrantLock();
 
+	/** Signalled when an outcome is queued, and when queueing closes. */
 	private final Condition arrived = this.lock.newCondition();
 
+	/** Signalled when a batch has been written. */
+	private final Condition batchWritten = this.lock.newCondition();
+
 	/** Guarded by {@link #lock}. */
-	private final ArrayDeque<LedgerEntry> queued = new ArrayDeque<>();
+	private final ArrayDeque<Queued> queued = new ArrayDeque<>();
+
+	/** How many batches are being written now; guarded by {@link #lock}. */
+	private int writing;
 
 	/** Guarded by {@link #lock}. */
 	private boolean closed;
@@ -51,14 +64,17 @@ final class PendingOutcomes {
 	private final Thread flusher;
 
 	/**
-	 * @param writer writes a batch of outcomes and calls {@link #written} for each, whatever became of it; it
-	 * does not throw
+	 * @param writer writes a batch of outcomes; it tells the ledger of each one it has handled, written or given
+	 * up on, and does not throw
+	 * @param abandoned told of each outcome of a batch whose writer threw nonetheless: the ledger stops beating
+	 * for it, and the reconciler settles its row
 	 */
-	PendingOutcomes(OutcomeWriteBehind settings, Consumer<List<LedgerEntry>> writer) {
+	PendingOutcomes(OutcomeWriteBehind settings, Consumer<List<LedgerEntry>> writer, Consumer<LedgerEntry> abandoned) {
 		this.capacity = settings.capacity();
 		this.batchSize = settings.batchSize();
 		this.delayNanos = settings.delay().toNanos();
 		this.writer = writer;
+		this.abandoned = abandoned;
 		// A platform thread that never keeps the JVM alive: an outcome lost to an exit is a row left attempting,
 		// which the reconciler settles.
 		this.flusher = new Thread(this::flushUntilClosed, "idempotency-outcomes");
@@ -77,7 +93,7 @@ final class PendingOutcomes {
 				return false;
 			}
 			this.byKey.put(outcome.key(), outcome);
-			this.queued.addLast(outcome);
+			this.queued.addLast(new Queued(outcome, System.nanoTime()));
 			if (this.queued.size() == 1 || this.queued.size() >= this.batchSize) {
 				this.arrived.signal();
 			}
@@ -93,7 +109,7 @@ final class PendingOutcomes {
 		return this.byKey.get(key);
 	}
 
-	/** Forgets an outcome that has been written, or that the writer gave up on: the table answers from now on. */
+	/** Forgets an outcome that has been written, or given up on: the table answers from now on. */
 	void written(LedgerEntry outcome) {
 		this.byKey.remove(outcome.key(), outcome);
 	}
@@ -103,8 +119,32 @@ final class PendingOutcomes {
 		return this.byKey.size();
 	}
 
+	/**
+	 * Writes every outcome queued before this call, now, on the calling thread, without waiting for their delay,
+	 * and waits for the batches being written meanwhile.
+	 */
+	void flush() {
+		while (true) {
+			List<Queued> batch;
+			this.lock.lock();
+			try {
+				if (this.queued.isEmpty()) {
+					while (this.writing > 0) {
+						this.batchWritten.awaitUninterruptibly();
+					}
+					return;
+				}
+				batch = takeBatch();
+			}
+			finally {
+				this.lock.unlock();
+			}
+			write(batch);
+		}
+	}
+
 	private void flushUntilClosed() {
-		List<LedgerEntry> batch;
+		List<Queued> batch;
 		try {
 			while ((batch = nextBatch()) != null) {
 				write(batch);
@@ -113,40 +153,22 @@ final class PendingOutcomes {
 		finally {
 			// Stopped otherwise than by close (interrupted): later outcomes are written by their callers, and those
 			// queued are written here.
-			List<LedgerEntry> rest;
 			this.lock.lock();
 			try {
 				this.closed = true;
-				rest = new ArrayList<>(this.queued);
-				this.queued.clear();
 			}
 			finally {
 				this.lock.unlock();
 			}
-			if (!rest.isEmpty()) {
-				write(rest);
-			}
-		}
-	}
-
-	private void write(List<LedgerEntry> batch) {
-		try {
-			this.writer.accept(batch);
-		}
-		catch (RuntimeException ex) {
-			// The writer handles every outcome's failure; this is a defect. The rows stay attempting and stop
-			// beating: the reconciler settles them.
-			logger.atError().setCause(ex).log("Could not write {} call outcomes; the reconciler will settle them",
-					batch.size());
-			batch.forEach(this::written);
+			flush();
 		}
 	}
 
 	/**
-	 * The next batch: waits for an outcome, then up to the delay for more, or until a batch is full or the queue
-	 * closes; {@code null} once it is closed and empty.
+	 * The next batch: waits for an outcome, then until the oldest has waited the delay, a batch is full or the
+	 * queue closes; {@code null} once it is closed and empty.
 	 */
-	private List<LedgerEntry> nextBatch() {
+	private List<Queued> nextBatch() {
 		this.lock.lock();
 		try {
 			while (this.queued.isEmpty()) {
@@ -155,18 +177,14 @@ final class PendingOutcomes {
 				}
 				this.arrived.awaitUninterruptibly();
 			}
-			long left = this.delayNanos;
+			long left = this.queued.peekFirst().queuedAt() + this.delayNanos - System.nanoTime();
 			while (left > 0 && this.queued.size() < this.batchSize && !this.closed) {
 				left = this.arrived.awaitNanos(left);
 			}
-			List<LedgerEntry> batch = new ArrayList<>(Math.min(this.queued.size(), this.batchSize));
-			while (batch.size() < this.batchSize && !this.queued.isEmpty()) {
-				batch.add(this.queued.removeFirst());
-			}
-			return batch;
+			return takeBatch();
 		}
 		catch (InterruptedException ex) {
-			// Nobody interrupts this thread but the JVM on its way out: what waits is left to the reconciler.
+			// Nobody interrupts this thread but the JVM on its way out: what waits is written by the finally above.
 			Thread.currentThread().interrupt();
 			return null;
 		}
@@ -175,25 +193,65 @@ final class PendingOutcomes {
 		}
 	}
 
+	/** Takes up to a batch off the queue, counted as being written; called holding the lock. */
+	private List<Queued> takeBatch() {
+		List<Queued> batch = new ArrayList<>(Math.min(this.queued.size(), this.batchSize));
+		while (batch.size() < this.batchSize && !this.queued.isEmpty()) {
+			batch.add(this.queued.removeFirst());
+		}
+		this.writing++;
+		return batch;
+	}
+
+	private void write(List<Queued> batch) {
+		List<LedgerEntry> outcomes = batch.stream().map(Queued::outcome).toList();
+		try {
+			this.writer.accept(outcomes);
+		}
+		catch (Throwable ex) {
+			// The writer handles every outcome's failure: this is a defect, or the JVM running out of memory. The
+			// rows stay attempting and, no longer beaten for, are settled by the reconciler.
+			logger.atError().setCause(ex).log("Could not write {} call outcomes; the reconciler will settle them",
+					outcomes.size());
+			for (LedgerEntry outcome : outcomes) {
+				this.abandoned.accept(outcome);
+			}
+		}
+		finally {
+			this.lock.lock();
+			try {
+				this.writing--;
+				this.batchWritten.signalAll();
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+	}
+
 	/**
 	 * Stops queueing (later outcomes are written by their callers) and waits for every queued outcome to be
-	 * written, for {@link #CLOSE_TIMEOUT} at most.
+	 * written, for {@link #CLOSE_TIMEOUT} at most; closing again returns at once.
 	 * @return how many outcomes were still not written when it stopped waiting
 	 */
 	int close() {
+		boolean again;
 		this.lock.lock();
 		try {
+			again = this.closed;
 			this.closed = true;
 			this.arrived.signalAll();
 		}
 		finally {
 			this.lock.unlock();
 		}
-		try {
-			this.flusher.join(CLOSE_TIMEOUT.toMillis());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
+		if (!again) {
+			try {
+				this.flusher.join(CLOSE_TIMEOUT.toMillis());
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
 		}
 		return this.flusher.isAlive() ? size() : 0;
 	}

@@ -26,8 +26,8 @@ import org.springframework.scheduling.config.ScheduledTaskRegistrar;
  * {@code spring.task.scheduling.shutdown.*} apply), with {@value #THREADS} threads of its own named
  * {@code idempotency-}: each task has a thread, so a slow reconcile pass never holds up a heartbeat, and the
  * application's own scheduled tasks never delay them either. Its tasks are listed by
- * {@code /actuator/scheduledtasks} (it is a {@link ScheduledTaskHolder}). On shutdown it writes the last replay
- * counts.
+ * {@code /actuator/scheduledtasks} (it is a {@link ScheduledTaskHolder}). On shutdown it writes the outcomes that
+ * wait behind their callers (before the heartbeat stops) and the last replay counts.
  */
 public class IdempotencyMaintenance implements SmartLifecycle, ScheduledTaskHolder {
 
@@ -162,6 +162,9 @@ public class IdempotencyMaintenance implements SmartLifecycle, ScheduledTaskHold
 
 	@Override
 	public synchronized void stop() {
+		// Outcomes written behind their callers are written while the heartbeat still beats for their rows, so
+		// that no reconciler elsewhere takes a row whose outcome is only late.
+		this.ledger.writePendingOutcomes();
 		if (this.tasks != null) {
 			this.tasks.destroy();
 			this.tasks = null;

@@ -676,7 +676,7 @@ public class IdempotencyProperties {
 		/** How many outcomes one batch writes at most. */
 		private int batchSize = 100;
 
-		/** How long an outcome waits at most for others to be written with it. */
+		/** How long the oldest outcome of a batch waits for others to be written with it. */
 		private Duration delay = Duration.ofMillis(5);
 
 		public boolean isEnabled() {

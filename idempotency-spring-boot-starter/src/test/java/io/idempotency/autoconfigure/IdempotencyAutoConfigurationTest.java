@@ -161,10 +161,20 @@ class IdempotencyAutoConfigurationTest {
 				assertThat(statuses(context.getBean(DataSource.class))).containsExactly("attempting");
 				assertThat(draft(tool, "r1")).isEqualTo(executed);
 				assertThat(tool.quotes()).isEqualTo(1);
+
+				// A transactional call's outcome commits with its transaction: it never waits.
+				IdempotentCalls calls = context.getBean(IdempotentCalls.class);
+				IdempotentFunction<String> note = IdempotentFunction.builder("note", String.class).transactional().build();
+				calls.register(note);
+				RunContext.run(new Run("r1", "rep-1"), () -> calls.call(note, "{\"text\":\"a\"}", () -> "noted"));
+				assertThat(ledger.pendingOutcomes()).isEqualTo(1);
+				assertThat(new JdbcTemplate(context.getBean(DataSource.class))
+					.queryForObject("SELECT status FROM tool_audit WHERE tool = 'note'", String.class)).isEqualTo("succeeded");
 				context.close();
 			});
 		try (java.sql.Connection connection = java.sql.DriverManager.getConnection(url, "sa", "");
-				java.sql.ResultSet row = connection.createStatement().executeQuery("SELECT status FROM tool_audit")) {
+				java.sql.ResultSet row = connection.createStatement()
+					.executeQuery("SELECT status FROM tool_audit WHERE tool = 'draft_quote'")) {
 			assertThat(row.next()).isTrue();
 			assertThat(row.getString(1)).isEqualTo("succeeded");
 			connection.createStatement().execute("DROP ALL OBJECTS");

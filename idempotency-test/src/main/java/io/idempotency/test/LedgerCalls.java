@@ -20,7 +20,9 @@ final class LedgerCalls {
 			return memory.entries();
 		}
 		if (ledger instanceof JdbcLedger jdbc) {
-			// Repeats are counted in memory and written in batches: write them before reading the rows.
+			// Outcomes written behind their callers, and repeats, counted in memory, are written in batches: write
+			// them before reading the rows.
+			jdbc.writePendingOutcomes();
 			jdbc.flushReplayCounts();
 			List<String> keys = new JdbcTemplate(jdbc.dataSource())
 				.queryForList("SELECT idempotency_key FROM " + jdbc.tableName() + " ORDER BY id", String.class);

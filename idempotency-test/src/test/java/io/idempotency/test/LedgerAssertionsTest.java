@@ -1,6 +1,7 @@
 package io.idempotency.test;
 
 import java.lang.reflect.Proxy;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
@@ -14,7 +15,9 @@ import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.ledger.LedgerSchema;
+import io.idempotency.ledger.OutcomeWriteBehind;
 import io.idempotency.ledger.Redaction;
+import io.idempotency.ledger.ReplayCache;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
 import io.idempotency.testsupport.TestDatabase;
@@ -80,6 +83,30 @@ class LedgerAssertionsTest {
 			.hasResult("{\"item\":\"pump\",\"quantity\":2,\"reference\":\"" + order.reference() + "\"}");
 		assertThatLedger(ledger).call("place_order", "r2").succeeded().wasNotReplayed();
 		assertThat(tools.executions()).isEqualTo(2);
+	}
+
+	static Stream<Named<TestDatabase>> databases() {
+		return ledgers().filter((ledger) -> ledger.getPayload() != null);
+	}
+
+	/** Outcomes that wait behind their callers (an hour, here) are written before the assertions read the table. */
+	@ParameterizedTest
+	@MethodSource("databases")
+	void aCallWhoseOutcomeWaitsBehindItsCallerIsSeenAsItWillBeWritten(TestDatabase database) throws Exception {
+		ledgerOn(database);
+		JdbcLedger ledger = new JdbcLedger(this.dataSource, TABLE, Redaction.defaults(), ReplayCache.off(),
+				new OutcomeWriteBehind(100, 100, Duration.ofHours(1)));
+		OrderTools tools = start(ledger);
+
+		inRun("r1", () -> tools.placeOrder("pump", 2));
+		inRun("r1", () -> tools.placeOrder("pump", 2));
+		catchThrowable(() -> inRun("r1", () -> tools.refuseOrder("unobtainium")));
+
+		assertThat(ledger.pendingOutcomes()).isEqualTo(2);
+		assertThatLedger(ledger).call("place_order", "r1").succeeded().wasReplayed(1);
+		assertThatLedger(ledger).call("refuse_order").failed().hasErrorContaining("no such item");
+		assertThat(ledger.pendingOutcomes()).isZero();
+		assertThatLedger(ledger).hasExecuted("place_order", 1).hasExecuted("refuse_order", 1);
 	}
 
 	@ParameterizedTest

@@ -19,6 +19,7 @@ import org.springframework.beans.factory.ObjectProvider;
  * observation of each call makes (see {@code IdempotentCallObservationDocumentation}): from the whole ledger,
  * the gauge {@code idempotency.ledger.awaiting.human}, read at most once per {@code cacheFor}; from this
  * instance, {@code idempotency.late.completions}, {@code idempotency.late.successes},
+ * {@code idempotency.outcomes.pending},
  * {@code idempotency.reconciled} (by {@code idempotency.status}: {@code succeeded}, {@code failed}),
  * {@code idempotency.reconcile.human.handoffs}, {@code idempotency.settlements} (by
  * {@code idempotency.settlement}: {@code succeeded}, {@code failed}, {@code retry}) and
@@ -67,6 +68,10 @@ public class IdempotencyMetrics implements MeterBinder {
 			.register(registry);
 		FunctionCounter.builder("idempotency.late.completions", this.ledger, JdbcLedger::lateCompletions)
 			.description("Calls that completed after their row had been resolved by the reconciler; not written")
+			.register(registry);
+		Gauge.builder("idempotency.outcomes.pending", this.ledger, JdbcLedger::pendingOutcomes)
+			.description("Outcomes of this instance's calls that wait to be written behind their callers (0 where"
+					+ " write-behind is off)")
 			.register(registry);
 		FunctionCounter.builder("idempotency.late.successes", this.ledger, JdbcLedger::lateSuccesses)
 			.description("Calls that succeeded after a reconciler had resolved them failed while they ran;"

@@ -135,7 +135,8 @@ class IdempotencyMetricsTest {
 				.containsOnly("idempotency.tool.call", "idempotency.tool.call.active",
 						"idempotency.ledger.awaiting.human", "idempotency.late.completions", "idempotency.late.successes",
 						"idempotency.reconciled", "idempotency.reconcile.human.handoffs", "idempotency.settlements",
-						"idempotency.settlements.refused");
+						"idempotency.settlements.refused", "idempotency.outcomes.pending");
+			assertThat(registry.get("idempotency.outcomes.pending").gauge().value()).isZero();
 			assertThat(registry.get("idempotency.reconciled").functionCounters())
 				.extracting((counter) -> counter.getId().getTag("idempotency.status"))
 				.containsExactlyInAnyOrder("succeeded", "failed");
