@@ -83,6 +83,9 @@ final class OutcomeWrites {
 	 * @param ended told of each outcome once it is written or given up on
 	 */
 	void writeBatch(List<LedgerEntry> outcomes, Consumer<LedgerEntry> ended) {
+		if (outcomes.isEmpty()) {
+			return;
+		}
 		List<LedgerEntry> batch = new ArrayList<>(outcomes);
 		batch.sort(Comparator.comparingLong(LedgerEntry::id));
 		int[] updated;

@@ -171,17 +171,22 @@ final class PendingOutcomes {
 	private List<Queued> nextBatch() {
 		this.lock.lock();
 		try {
-			while (this.queued.isEmpty()) {
-				if (this.closed) {
-					return null;
+			while (true) {
+				while (this.queued.isEmpty()) {
+					if (this.closed) {
+						return null;
+					}
+					this.arrived.awaitUninterruptibly();
 				}
-				this.arrived.awaitUninterruptibly();
+				long left = this.queued.peekFirst().queuedAt() + this.delayNanos - System.nanoTime();
+				while (left > 0 && this.queued.size() < this.batchSize && !this.closed) {
+					left = this.arrived.awaitNanos(left);
+				}
+				// Empty when a flush on another thread has taken what waited meanwhile.
+				if (!this.queued.isEmpty()) {
+					return takeBatch();
+				}
 			}
-			long left = this.queued.peekFirst().queuedAt() + this.delayNanos - System.nanoTime();
-			while (left > 0 && this.queued.size() < this.batchSize && !this.closed) {
-				left = this.arrived.awaitNanos(left);
-			}
-			return takeBatch();
 		}
 		catch (InterruptedException ex) {
 			// Nobody interrupts this thread but the JVM on its way out: what waits is written by the finally above.

@@ -344,9 +344,9 @@ abstract class WriteBehindContractTests {
 	}
 
 	/**
-	 * Many callers at once on two instances, both writing behind, over keys each claimed by several: every key
-	 * is won once, every winner's outcome written, every loser answered from memory, in progress, or from the
-	 * table, and no call left in flight. Run many times.
+	 * Many callers at once on two instances, both writing behind, over keys each claimed by several, some of them
+	 * writing the waiting outcomes themselves: every key is won once, every winner's outcome written, every
+	 * loser answered from memory, in progress, or from the table, and no call left in flight. Run many times.
 	 */
 	@Test
 	void manyCallersOnTwoInstancesExecuteEachKeyOnceAndEveryOutcomeIsWritten() throws Exception {
@@ -377,6 +377,10 @@ abstract class WriteBehindContractTests {
 							}
 							else {
 								assertThat(claim).isInstanceOfAny(Claim.Replay.class, Claim.InProgress.class);
+							}
+							if (n % 3 == 0) {
+								// A flush on a caller's thread, while the writer's thread waits or writes.
+								ledger.writePendingOutcomes();
 							}
 						}
 						return null;
