@@ -29,8 +29,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>{@code executed} against {@code floorExecuted}: the claim's insert and the outcome's update;</li>
  * <li>{@code executedInTransaction} against {@code floorExecutedInOneTransaction}: both in one
  * transaction;</li>
- * <li>{@code executedWriteBehind}, a ledger writing outcomes behind their callers (in batches, at most 5 ms
- * later), against {@code floorOneStatement}, the claim's insert alone (its latency), and against
+ * <li>{@code executedWriteBehind}, a ledger writing outcomes behind their callers (in batches, each due once
+ * its oldest outcome has waited 5 ms), against {@code floorOneStatement}, the claim's insert alone (its latency), and against
  * {@code floorExecuted} (its throughput);</li>
  * <li>{@code replay} against {@code floorReplay}: one read of the row by its key. With
  * {@code replayCache=true}, {@code replay} is answered from memory and the floor shows what it saves.</li>
