@@ -28,6 +28,12 @@ import org.springframework.scheduling.config.ScheduledTaskRegistrar;
  * application's own scheduled tasks never delay them either. Its tasks are listed by
  * {@code /actuator/scheduledtasks} (it is a {@link ScheduledTaskHolder}). On shutdown it writes the outcomes that
  * wait behind their callers (before the heartbeat stops) and the last replay counts.
+ * <p>
+ * It stops in phase {@code SmartLifecycle.DEFAULT_PHASE - 4096}, after what serves the calls has stopped: the
+ * web server's graceful shutdown, which lets the requests in progress finish, and the web server itself (phases
+ * {@code DEFAULT_PHASE - 1024} and {@code - 2048}), and message listeners (the default phase). A call that
+ * those requests still make is beaten for, and an outcome written behind it is written, while the heartbeat
+ * runs.
  */
 public class IdempotencyMaintenance implements SmartLifecycle, ScheduledTaskHolder {
 
@@ -35,6 +41,9 @@ public class IdempotencyMaintenance implements SmartLifecycle, ScheduledTaskHold
 
 	/** One thread for each task. */
 	static final int THREADS = 4;
+
+	/** Started before, and stopped after, the web server and the other lifecycles that serve calls. */
+	static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
 	private final JdbcLedger ledger;
 
@@ -174,6 +183,11 @@ public class IdempotencyMaintenance implements SmartLifecycle, ScheduledTaskHold
 			this.scheduler = null;
 		}
 		this.ledger.close();
+	}
+
+	@Override
+	public int getPhase() {
+		return PHASE;
 	}
 
 	@Override
