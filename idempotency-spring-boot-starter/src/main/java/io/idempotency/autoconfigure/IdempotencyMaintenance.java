@@ -29,11 +29,13 @@ import org.springframework.scheduling.config.ScheduledTaskRegistrar;
  * {@code /actuator/scheduledtasks} (it is a {@link ScheduledTaskHolder}). On shutdown it writes the outcomes that
  * wait behind their callers (before the heartbeat stops) and the last replay counts.
  * <p>
- * It stops in phase {@code SmartLifecycle.DEFAULT_PHASE - 4096}, after what serves the calls has stopped: the
- * web server's graceful shutdown, which lets the requests in progress finish, and the web server itself (phases
- * {@code DEFAULT_PHASE - 1024} and {@code - 2048}), and message listeners (the default phase). A call that
- * those requests still make is beaten for, and an outcome written behind it is written, while the heartbeat
- * runs.
+ * It stops in phase {@code SmartLifecycle.DEFAULT_PHASE - 4096}: after the web server's graceful shutdown, which
+ * lets the requests in progress finish for up to {@code spring.lifecycle.timeout-per-shutdown-phase}, and the
+ * web server itself (phases {@code DEFAULT_PHASE - 1024} and {@code - 2048}), and after listener containers in
+ * the default phase or near it (JMS, RabbitMQ, Kafka). A call that those requests and messages still make is
+ * beaten for, and an outcome written behind it is written, while the heartbeat runs. What stops later, or only
+ * when its beans are destroyed (an MCP server on stdio, say), makes its last calls without a heartbeat; their
+ * outcomes are written on their callers' path.
  */
 public class IdempotencyMaintenance implements SmartLifecycle, ScheduledTaskHolder {
 

@@ -14,11 +14,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import io.idempotency.autoconfigure.IdempotencyMaintenance;
 import io.idempotency.autoconfigure.QuoteTool;
 import io.idempotency.autoconfigure.QuoteTool.QuoteRequest;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -37,38 +37,47 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * On shutdown the web server first lets the requests in progress finish (Boot's graceful shutdown); the ledger's
- * maintenance stops only after it, so that a tool call those requests still make is beaten for while it runs and
- * its outcome, written behind it, is written before the heartbeat stops.
+ * maintenance stops only after it, so that a tool call those requests still make is beaten for while its outcome
+ * waits to be written, and that outcome is written before the heartbeat stops.
  */
 class MaintenanceShutdownOrderTest {
 
 	@Test
-	void aRequestTheWebServerDrainsOnShutdownMakesItsCallWhileTheHeartbeatStillRuns() throws Exception {
+	void aCallThatARequestMakesWhileTheWebServerDrainsIsBeatenForAndItsOutcomeWritten() throws Exception {
 		String database = "jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(Application.class)
 			.properties("spring.main.banner-mode=off", "server.port=0", "server.shutdown=graceful",
-					"spring.datasource.url=" + database, "idempotency.outcome-write-behind.enabled=true",
-					"idempotency.outcome-write-behind.delay=1h")
+					"spring.datasource.url=" + database, "idempotency.heartbeat.interval=100ms",
+					"idempotency.outcome-write-behind.enabled=true", "idempotency.outcome-write-behind.delay=1h")
 			.run();
-		Quotes quotes = context.getBean(Quotes.class);
-		int port = context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
-		CompletableFuture<HttpResponse<String>> response = HttpClient.newHttpClient()
-			.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/quotes")).build(),
-					HttpResponse.BodyHandlers.ofString());
-		assertThat(quotes.entered.await(30, TimeUnit.SECONDS)).isTrue();
-
 		Thread closing = new Thread(context::close, "closing");
-		closing.start();
-		// The graceful shutdown has begun once the server takes no new connection.
-		await().atMost(Duration.ofSeconds(30)).until(() -> refusesConnections(port));
-		quotes.released.countDown();
+		try {
+			Quotes quotes = context.getBean(Quotes.class);
+			int port = context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
+			CompletableFuture<HttpResponse<String>> response = HttpClient.newHttpClient()
+				.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/quotes")).build(),
+						HttpResponse.BodyHandlers.ofString());
+			assertThat(quotes.entered.await(30, TimeUnit.SECONDS)).isTrue();
 
-		assertThat(response.get(30, TimeUnit.SECONDS).body()).isEqualTo("quote for Henderson Industrial;"
-				+ " the heartbeat runs: true");
-		closing.join(TimeUnit.SECONDS.toMillis(60));
-		assertThat(closing.isAlive()).isFalse();
-		JdbcTemplate table = new JdbcTemplate(new DriverManagerDataSource(database, "sa", ""));
-		assertThat(table.queryForList("SELECT status FROM tool_audit", String.class)).containsExactly("succeeded");
+			closing.start();
+			// The graceful shutdown has begun once the server takes no new connection: the call is made after it.
+			await().atMost(Duration.ofSeconds(30)).until(() -> refusesConnections(port));
+			quotes.released.countDown();
+
+			assertThat(response.get(60, TimeUnit.SECONDS).body())
+				.isEqualTo("quote for Henderson Industrial; beaten for while the server drained: true");
+			closing.join(TimeUnit.SECONDS.toMillis(60));
+			assertThat(closing.isAlive()).isFalse();
+			// Its outcome waited behind it (for an hour) and was written when the maintenance stopped.
+			JdbcTemplate table = new JdbcTemplate(new DriverManagerDataSource(database, "sa", ""));
+			assertThat(table.queryForList("SELECT status FROM tool_audit", String.class)).containsExactly("succeeded");
+			table.execute("SHUTDOWN");
+		}
+		finally {
+			if (!closing.isAlive()) {
+				context.close();
+			}
+		}
 	}
 
 	private static boolean refusesConnections(int port) {
@@ -93,7 +102,7 @@ class MaintenanceShutdownOrderTest {
 
 	}
 
-	/** A request that waits to be let go, then makes a tool call and says whether the heartbeat still runs. */
+	/** A request that waits to be let go, then makes a tool call and says whether its row is beaten for. */
 	@RestController
 	static class Quotes {
 
@@ -103,11 +112,11 @@ class MaintenanceShutdownOrderTest {
 
 		private final QuoteTool tool;
 
-		private final IdempotencyMaintenance maintenance;
+		private final JdbcTemplate jdbc;
 
-		Quotes(QuoteTool tool, IdempotencyMaintenance maintenance) {
+		Quotes(QuoteTool tool, JdbcTemplate jdbc) {
 			this.tool = tool;
-			this.maintenance = maintenance;
+			this.jdbc = jdbc;
 		}
 
 		@GetMapping("/quotes")
@@ -118,7 +127,15 @@ class MaintenanceShutdownOrderTest {
 			}
 			String quote = RunContext.supply(new Run("r1", "rep-1"), () -> this.tool.draftQuote(
 					new QuoteRequest("Henderson Industrial", "SKU-4411", 200, LocalDate.of(2026, 12, 18), null)));
-			return quote + "; the heartbeat runs: " + this.maintenance.isRunning();
+			// Its outcome waits to be written; meanwhile the heartbeat marks its row as still running.
+			try {
+				await().atMost(Duration.ofSeconds(10)).until(() -> this.jdbc.queryForObject(
+						"SELECT COUNT(*) FROM tool_audit WHERE heartbeat_at IS NOT NULL", Integer.class) == 1);
+				return quote + "; beaten for while the server drained: true";
+			}
+			catch (ConditionTimeoutException ex) {
+				return quote + "; beaten for while the server drained: false";
+			}
 		}
 
 	}
