@@ -3,6 +3,7 @@ package io.idempotency.ledger;
 import java.sql.DatabaseMetaData;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -535,7 +536,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		}
 		// Rows locked in the order of their keys, as every instance's flush locks them: two flushes never wait on
 		// each other in a cycle.
-		counts.sort(java.util.Comparator.comparing((ReplayCounter.Pending count) -> count.key().value()));
+		counts.sort(Comparator.comparing((ReplayCounter.Pending count) -> count.key().value()));
 		try {
 			this.transactions.executeWithoutResult((status) -> this.jdbc.batchUpdate(this.sql.addReplays, counts,
 					counts.size(), (statement, count) -> {

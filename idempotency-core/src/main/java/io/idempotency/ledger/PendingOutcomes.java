@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The outcomes of calls whose callers have been answered and whose rows are not yet written: a bounded queue
- * that a thread of its own drains in batches, each written at most the delay after its oldest outcome was
- * queued, and a lookup by key that answers a repeat on this instance meanwhile. An outcome stays found until
+ * that a thread of its own drains in batches, each due once its oldest outcome has waited the delay (or once
+ * a batch is full), and a lookup by key that answers a repeat on this instance meanwhile. An outcome stays found until
  * the writer has handled it, so a repeat finds it either here or in the table. Each outcome is the row it will
  * be written to, with the outcome's status, result and error.
  */
