@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -251,14 +252,30 @@ final class PendingOutcomes {
 			this.lock.unlock();
 		}
 		if (!again) {
-			try {
-				this.flusher.join(CLOSE_TIMEOUT.toMillis());
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
+			awaitFlusher();
 		}
 		return this.flusher.isAlive() ? size() : 0;
+	}
+
+	/**
+	 * Waits for the writer's thread to end, for {@link #CLOSE_TIMEOUT} at most, even on a thread that is
+	 * interrupted (a shutdown's may be): what waits is written before the heartbeat stops. The interrupt is kept.
+	 */
+	private void awaitFlusher() {
+		boolean interrupted = false;
+		long deadline = System.nanoTime() + CLOSE_TIMEOUT.toNanos();
+		long left;
+		while (this.flusher.isAlive() && (left = deadline - System.nanoTime()) > 0) {
+			try {
+				this.flusher.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+			}
+			catch (InterruptedException ex) {
+				interrupted = true;
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 }

@@ -191,6 +191,35 @@ abstract class WriteBehindContractTests {
 		assertThat(((Claim.Replay) afterClose).entry().result()).contains("T-1001");
 	}
 
+	/**
+	 * A shutdown thread may already be interrupted when it closes the ledger: closing still waits for the outcomes
+	 * that wait to be written before the heartbeat's connection goes, and keeps the interrupt.
+	 */
+	@Test
+	void closingOnAnInterruptedThreadStillWritesEveryOutcomeThatWaitsAndKeepsTheInterrupt() {
+		JdbcLedger ledger = ledger(this.dataSource, new OutcomeWriteBehind(1000, 1, Duration.ofHours(1)));
+		List<ClaimRequest> calls = new ArrayList<>();
+		for (int n = 0; n < 200; n++) {
+			ClaimRequest call = request("r1", arguments(n));
+			ledger.claim(call);
+			calls.add(call);
+		}
+		// Batches of one: all but the first wait when close is called.
+		calls.forEach((call) -> ledger.recordSucceeded(call.key(), RESULT));
+
+		Thread.currentThread().interrupt();
+		try {
+			ledger.close();
+		}
+		finally {
+			assertThat(Thread.interrupted()).as("the interrupt is kept").isTrue();
+		}
+
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE + " WHERE status = 'attempting'",
+				Integer.class)).as("rows still attempting once close returned").isZero();
+		assertThat(ledger.pendingOutcomes()).isZero();
+	}
+
 	@Test
 	void closingWritesEveryOutcomeThatWaitsAndLaterOnesAreWrittenByTheirCallers() {
 		JdbcLedger ledger = ledger(this.dataSource, BATCH_OF_THREE);
