@@ -2,8 +2,6 @@ package io.idempotency.ledger;
 
 import java.sql.DatabaseMetaData;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -44,7 +42,8 @@ import org.springframework.transaction.PlatformTransactionManager;
  * ({@link SettlementQueue}), housekeeping (heartbeat, retention, replay counts) and operators' queries. Each job
  * is carried out by a package-private class of its own ({@code CallStatements}, {@code CallersTransactionLedger},
  * {@code Leases}, {@code SettlementStatements}, {@code LedgerQueries},
- * {@code HeartbeatConnection}, {@code OwnTransactions}, {@code OutcomeWrites}, {@code PendingOutcomes}); what this
+ * {@code HeartbeatConnection}, {@code OwnTransactions}, {@code OutcomeWrites}, {@code PendingOutcomes},
+ * {@code ReplayCountWrites}); what this
  * class keeps is the claim on its own connection, with its retries, and the calls in flight here.
  */
 public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQueue, AutoCloseable {
@@ -85,6 +84,8 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 
 	/** One flush of the replay counts at a time: a flush returns once those drained before it are written. */
 	private final java.util.concurrent.locks.ReentrantLock flushing = new java.util.concurrent.locks.ReentrantLock();
+
+	private final ReplayCountWrites replayCounts;
 
 	private final CallStatements statements;
 
@@ -167,6 +168,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		this.queue = new Leases(this.jdbc, this.sql, this.dialect, this.rows, this.transactions);
 		this.queries = new LedgerQueries(this.jdbc, this.sql, this.rows);
 		this.replays = new ReplayCounter(REPLAY_COUNT_CAPACITY);
+		this.replayCounts = new ReplayCountWrites(this.jdbc, this.sql, this.transactions, this.replays);
 		this.statements = new CallStatements(this.jdbc, this.sql, this.dialect, this.rows);
 		this.heartbeatConnection = new HeartbeatConnection(dataSource, this.jdbc.getExceptionTranslator());
 		this.inFlight = new ConcurrentHashMap<>();
@@ -368,19 +370,13 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	}
 
 	/**
-	 * Writes a batch of outcomes that waited behind their callers. Never at once with a flush of the replay
-	 * counts: both write many rows in one transaction, in orders of their own (ids here, keys there), and the
-	 * rows answered from the waiting outcomes are the ones whose counts are flushed, so that together they
-	 * could deadlock.
+	 * Writes a batch of outcomes that waited behind their callers, at any time, a flush of the replay counts
+	 * running or not: a flush locks only rows that are free and waits on none, so the two never deadlock, and a
+	 * batch waits on a flush only for the flush's own short transaction. (Shared, one lock made a batch wait
+	 * for as long as a flush waited on a running transactional call's row.)
 	 */
 	private void writeBehind(List<LedgerEntry> batch) {
-		this.flushing.lock();
-		try {
-			this.outcomes.writeBatch(batch, this::ended);
-		}
-		finally {
-			this.flushing.unlock();
-		}
+		this.outcomes.writeBatch(batch, this::ended);
 	}
 
 	/** A call whose outcome has been written, or given up on: no longer beaten for, nor answered from memory. */
@@ -514,40 +510,21 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	}
 
 	/**
-	 * Writes the replay counts held in memory to their rows, in one batch. Call it regularly (the starter
-	 * schedules it) and on shutdown. It returns once every count recorded before it was called is written: a
-	 * flush running on another thread (the scheduled one) is waited for, so that statistics read next count it.
+	 * Writes the replay counts held in memory to their rows, in batches. Call it regularly (the starter
+	 * schedules it) and on shutdown. It never waits on a row lock: the count of a row that another transaction
+	 * holds (a transactional call still running, whose claim is not committed; a transaction whose claim lost to
+	 * the row) is kept for the next flush, for up to an hour. Every other count recorded before it was called is
+	 * written when it returns: a flush running on another thread (the scheduled one) is waited for, so that
+	 * statistics read next count it.
 	 * @return how many keys' counts were written
 	 */
 	public int flushReplayCounts() {
 		this.flushing.lock();
 		try {
-			return flushHeldReplayCounts();
+			return this.replayCounts.flush();
 		}
 		finally {
 			this.flushing.unlock();
-		}
-	}
-
-	private int flushHeldReplayCounts() {
-		List<ReplayCounter.Pending> counts = new ArrayList<>(this.replays.drain());
-		if (counts.isEmpty()) {
-			return 0;
-		}
-		// Rows locked in the order of their keys, as every instance's flush locks them: two flushes never wait on
-		// each other in a cycle.
-		counts.sort(Comparator.comparing((ReplayCounter.Pending count) -> count.key().value()));
-		try {
-			this.transactions.executeWithoutResult((status) -> this.jdbc.batchUpdate(this.sql.addReplays, counts,
-					counts.size(), (statement, count) -> {
-						statement.setLong(1, count.replays());
-						statement.setString(2, count.key().value());
-					}));
-			return counts.size();
-		}
-		catch (RuntimeException ex) {
-			this.replays.restore(counts);
-			throw ex;
 		}
 	}
 
@@ -656,7 +633,8 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 
 	/**
 	 * Writes the outcomes still waiting behind their callers (later ones are written by their callers), flushes
-	 * the replay counts still in memory, and gives the heartbeat's connection back to the pool.
+	 * the replay counts still in memory (but those of rows that other transactions still hold), and gives the
+	 * heartbeat's connection back to the pool.
 	 */
 	@Override
 	public void close() {

@@ -144,6 +144,16 @@ final class LedgerStatements {
 				+ parameters(tools) + ")";
 	}
 
+	/**
+	 * Locks the rows of that many keys, given as parameters, for their replay counts, and returns the keys of
+	 * those it locked: a row another transaction holds (on MariaDB and MySQL, one whose insert it has not
+	 * committed, or that its lost claim locked) is skipped, never waited for.
+	 */
+	String lockReplayRows(int keys) {
+		return "SELECT idempotency_key FROM " + this.table + " WHERE idempotency_key IN (" + parameters(keys)
+				+ ") FOR UPDATE SKIP LOCKED";
+	}
+
 	/** Marks the calls of that many rows, given by id as parameters, as still executing. */
 	String heartbeat(int rows) {
 		return this.heartbeatPrefix + parameters(rows) + ")";

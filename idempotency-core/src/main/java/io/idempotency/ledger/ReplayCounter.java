@@ -1,11 +1,13 @@
 package io.idempotency.ledger;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 import io.idempotency.key.IdempotencyKey;
 
@@ -13,21 +15,41 @@ import io.idempotency.key.IdempotencyKey;
  * Replays counted in memory and written in batches, so that answering a replay never waits on a durable
  * write. Counts not yet flushed are lost if the process dies: acceptable for a monitor. At most
  * {@code capacity} distinct keys wait for a flush; replays of further keys are dropped and counted as
- * dropped until the next flush.
+ * dropped until the next flush. A count that a flush could not write, its row held by another transaction (or
+ * not committed yet), is kept for the next flush, for {@link #KEPT_UNWRITTEN} at most: then it is dropped too.
  */
 final class ReplayCounter {
 
 	record Pending(IdempotencyKey key, long replays) {
 	}
 
+	/**
+	 * How long a count is kept while no flush can write it: longer than any transaction that holds a row should
+	 * run, and not forever for a row that never comes (a claim rolled back with its transaction, a row deleted).
+	 */
+	static final Duration KEPT_UNWRITTEN = Duration.ofHours(1);
+
 	private final int capacity;
 
+	private final long keptUnwrittenNanos;
+
+	private final LongSupplier nanoTime;
+
 	private final Map<IdempotencyKey, LongAdder> pending = new ConcurrentHashMap<>();
+
+	/** When a flush first could not write each key's count ({@link System#nanoTime()}), until one writes it. */
+	private final Map<IdempotencyKey, Long> unwrittenSince = new ConcurrentHashMap<>();
 
 	private final AtomicLong dropped = new AtomicLong();
 
 	ReplayCounter(int capacity) {
+		this(capacity, KEPT_UNWRITTEN, System::nanoTime);
+	}
+
+	ReplayCounter(int capacity, Duration keptUnwritten, LongSupplier nanoTime) {
 		this.capacity = capacity;
+		this.keptUnwrittenNanos = keptUnwritten.toNanos();
+		this.nanoTime = nanoTime;
 	}
 
 	/** Counts a claim that was answered from an existing row of its user: a repeat. */
@@ -70,6 +92,33 @@ final class ReplayCounter {
 		for (Pending count : counts) {
 			this.pending.computeIfAbsent(count.key(), (k) -> new LongAdder()).add(count.replays());
 		}
+	}
+
+	/** Forgets that these counts could not be written before: a flush has written them. */
+	void written(List<Pending> counts) {
+		for (Pending count : counts) {
+			this.unwrittenSince.remove(count.key());
+		}
+	}
+
+	/**
+	 * Keeps counts that a flush could not write, their rows held by other transactions or not there, for the next
+	 * flush; a count that no flush has written for {@link #KEPT_UNWRITTEN} is dropped, and counted as dropped.
+	 */
+	void keepUnwritten(List<Pending> counts) {
+		long now = this.nanoTime.getAsLong();
+		List<Pending> kept = new ArrayList<>(counts.size());
+		for (Pending count : counts) {
+			long since = this.unwrittenSince.computeIfAbsent(count.key(), (key) -> now);
+			if (now - since < this.keptUnwrittenNanos) {
+				kept.add(count);
+			}
+			else {
+				this.unwrittenSince.remove(count.key());
+				this.dropped.addAndGet(count.replays());
+			}
+		}
+		restore(kept);
 	}
 
 	long dropped() {

@@ -1,0 +1,21 @@
+package io.idempotency.ledger;
+
+import javax.sql.DataSource;
+
+import io.idempotency.testsupport.DatabaseFacts;
+import io.idempotency.testsupport.TestDatabase;
+import io.idempotency.testsupport.TestDatabases;
+
+class MariaDbBackgroundWritesTest extends BackgroundWritesContractTests {
+
+	@Override
+	DatabaseFacts facts() {
+		return DatabaseFacts.of(TestDatabase.MARIADB);
+	}
+
+	@Override
+	DataSource dataSource() {
+		return TestDatabases.dataSource(TestDatabase.MARIADB);
+	}
+
+}
