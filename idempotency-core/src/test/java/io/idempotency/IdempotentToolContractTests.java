@@ -673,6 +673,47 @@ abstract class IdempotentToolContractTests {
 	}
 
 	/**
+	 * With write-behind, a twin that waits for the running call on the instance that runs it is answered from the
+	 * call's outcome as soon as it waits there to be written: a replay, as a repeat made then would be, never
+	 * "in progress" for the row that is still attempting in the table.
+	 */
+	@Test
+	void aTwinWaitingOnTheInstanceThatRanTheCallIsReplayedFromItsOutcomeThatWaitsToBeWritten() throws Exception {
+		ExecutorService pool = Executors.newFixedThreadPool(2);
+		try (AnnotationConfigApplicationContext instance = instanceWritingBehind()) {
+			QuoteTools tools = instance.getBean(QuoteTools.class);
+			JdbcLedger ledger = instance.getBean(JdbcLedger.class);
+			for (int round = 0; round < 3; round++) {
+				String runId = "held-" + round;
+				IdempotencyKey key = IdempotencyKeys.derive("twin_quote", Map.of("accountName", "Henderson", "fail", false),
+						runId);
+				QuoteTools.twinRelease = new java.util.concurrent.CountDownLatch(1);
+				Callable<Quote> call = () -> inRun(runId, "rep-1", () -> twinQuote(tools));
+				Future<Quote> first = pool.submit(call);
+				await().atMost(Duration.ofSeconds(30)).until(() -> ledger.find(key).isPresent());
+				Future<Quote> twin = pool.submit(call);
+				// The twin found the call running (counted as a replay) and waits.
+				await().atMost(Duration.ofSeconds(30)).until(() -> {
+					ledger.flushReplayCounts();
+					return ledger.find(key).orElseThrow().replayCount() == 1;
+				});
+
+				QuoteTools.twinRelease.countDown();
+				Quote quote = first.get(30, TimeUnit.SECONDS);
+
+				assertThat(twin.get(10, TimeUnit.SECONDS)).as("round %s", round).isEqualTo(quote);
+				assertThat(ledger.find(key).orElseThrow().status()).as("the outcome still waits to be written")
+					.isEqualTo(LedgerStatus.ATTEMPTING);
+			}
+			assertThat(tools.quotes()).isEqualTo(3);
+		}
+		finally {
+			QuoteTools.twinRelease.countDown();
+			pool.shutdownNow();
+		}
+	}
+
+	/**
 	 * A call's row deleted by hand while the call runs, and the same call made again on the same instance, which
 	 * executes it anew: the first call's failure belongs to its own row, which is gone, and is never recorded on
 	 * the second call's, which a repeat finds in progress until the second call's own success is recorded.

@@ -75,6 +75,17 @@ public interface CallLedger {
 		return Optional.empty();
 	}
 
+	/**
+	 * The row of a key as a repeat made now would be answered from: where this ledger holds the outcome of the
+	 * key's call in memory, to be written behind its caller, the row with that outcome (a success or a failure;
+	 * an outcome unknown is not, as a repeat is not answered from it); else the row as {@link #find} reads it.
+	 * For a repeat that waits for a running call's outcome: the call may have settled on this instance before its
+	 * row is written.
+	 */
+	default Optional<LedgerEntry> findLatest(IdempotencyKey key) {
+		return find(key);
+	}
+
 	/** What this ledger removes from arguments, results and error texts before it stores them. */
 	Redaction redaction();
 

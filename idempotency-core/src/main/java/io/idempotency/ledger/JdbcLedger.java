@@ -449,11 +449,24 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	/**
 	 * The row of a key, if there is one: as committed, read on a connection of the ledger's own. A row whose
 	 * outcome waits to be written behind its caller is still attempting here ({@link #writePendingOutcomes()}
-	 * writes it).
+	 * writes it; {@link #findLatest} reads it with that outcome).
 	 */
 	@Override
 	public Optional<LedgerEntry> find(IdempotencyKey key) {
 		return this.transactions.committed(() -> this.statements.find(key));
+	}
+
+	/**
+	 * The row of a key as a repeat made here now is answered from: where the call of the key's latest claim here
+	 * has succeeded or failed and its outcome waits to be written behind its caller, the row with that outcome
+	 * (without its times, which are the database's and not yet known), read from memory; else the row as
+	 * {@link #find} reads it. A repeat that waits for a running call reads it, so that it is answered as soon as
+	 * the call settles here, as a repeat made then would be.
+	 */
+	@Override
+	public Optional<LedgerEntry> findLatest(IdempotencyKey key) {
+		LedgerEntry waiting = waitingOutcome(key);
+		return (waiting != null) ? Optional.of(waiting) : find(key);
 	}
 
 	/**
