@@ -13,10 +13,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Records the outcome of a call that won its claim, on the row that claim inserted: succeeded with its result (or without it, where the
- * result cannot or may not be stored), failed or unknown, with error text scrubbed of redacted values. An
- * outcome that cannot be recorded leaves the row attempting, for the reconciler; a transactional call's
- * failure to record is its transaction's, and is thrown.
+ * Records the outcome of a call that won its claim, on the row that claim inserted: succeeded with its result
+ * (or without it, where the result cannot or may not be stored), failed or unknown, with error text scrubbed of
+ * redacted values. An outcome that cannot be recorded leaves the row attempting, for the reconciler; a
+ * transactional call's failure to record is its transaction's, and is thrown.
  */
 final class Outcomes {
 
@@ -59,7 +59,8 @@ final class Outcomes {
 			if (tool.transactional()) {
 				throw ex;
 			}
-			if (json != null && DatabaseErrors.isRefusedData(ex) && recordedWithoutResult(ledger, tool, request, claim, ex)) {
+			if (json != null && DatabaseErrors.isRefusedData(ex)
+					&& recordedWithoutResult(ledger, tool, request, claim, ex)) {
 				return;
 			}
 			// The effect happened; the row stays attempting and the reconciler settles it.

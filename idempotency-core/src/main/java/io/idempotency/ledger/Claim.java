@@ -1,7 +1,6 @@
 package io.idempotency.ledger;
 
 import java.time.Instant;
-import java.util.Objects;
 
 import io.idempotency.key.IdempotencyKey;
 
@@ -22,11 +21,6 @@ public sealed interface Claim {
 	 * @param rowId the id of the row this claim inserted
 	 */
 	record Won(IdempotencyKey key, long rowId) implements Claim {
-
-		public Won {
-			Objects.requireNonNull(key, "key");
-		}
-
 	}
 
 	/** The call already succeeded in this run: answer with the stored result, marked as replayed. */

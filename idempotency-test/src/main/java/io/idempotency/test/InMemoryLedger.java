@@ -30,8 +30,8 @@ import io.idempotency.ledger.Redaction;
  *
  * <p>It keeps what the {@link JdbcLedger} guarantees to a call: one winner per key; a repeat answered from the
  * row it lost to (replayed, in progress, previous attempt failed, another user's key); an outcome written
- * only to the row its claim won, while it is attempting, or a success over a failure a reconciler wrote while the
- * call still held its claim; a lease honoured by every write; arguments redacted as the JDBC ledger redacts them. It keeps nothing
+ * only to the row its claim won, while it is attempting, or a success over a failure a reconciler wrote while
+ * the call still held its claim; a lease honoured by every write; arguments redacted as the JDBC ledger redacts them. It keeps nothing
  * else: no heartbeat, no retention, no replay cache, no durability, and no transactions, so a tool that joins
  * its caller's transaction (a transactional tool) is tested on a database. Use it for fast tests of tools,
  * their reconcile methods and what the model reads; keep a test of the application on its real database.
