@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 import javax.sql.DataSource;
 
@@ -44,8 +43,8 @@ import org.springframework.transaction.PlatformTransactionManager;
  * ({@link SettlementQueue}), housekeeping (heartbeat, retention, replay counts) and operators' queries. Each job
  * is carried out by a package-private class of its own ({@code CallStatements}, {@code CallersTransactionLedger},
  * {@code Leases}, {@code SettlementStatements}, {@code LedgerQueries},
- * {@code HeartbeatConnection}, {@code OwnTransactions}, {@code OutcomeWrites}, {@code PendingOutcomes}); what this
- * class keeps is the claim on its own connection, with its retries, and the calls in flight here.
+ * {@code HeartbeatConnection}, {@code OwnTransactions}, {@code OutcomeWrites}, {@code PendingOutcomes},
+ * {@code CallsInFlight}); what this class keeps is the claim on its own connection, with its retries.
  */
 public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQueue, AutoCloseable {
 
@@ -92,18 +91,8 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 
 	private final HeartbeatConnection heartbeatConnection;
 
-	/**
-	 * Calls claimed here whose outcome is not yet written, by the id of the row each claim won: this instance is
-	 * executing them (or holds their outcome, to be written behind their callers), beats for them, and writes
-	 * their rows by id. Two claims of one key (the first's row deleted by hand while its call ran) are two calls.
-	 */
-	private final Map<Long, Running> inFlight;
-
-	/**
-	 * For each key claimed here whose call is in flight, the row its latest claim here won: the one row of the key
-	 * whose outcome, while it waits to be written, answers a repeat of the key.
-	 */
-	private final Map<IdempotencyKey, Long> latestClaims;
+	/** Calls claimed here whose outcome is not yet written, by the id of the row each claim won. */
+	private final CallsInFlight inFlight = new CallsInFlight();
 
 	/** The outcomes waiting to be written behind their callers; {@code null} where write-behind is off. */
 	private final PendingOutcomes pending;
@@ -175,8 +164,6 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		this.replays = new ReplayCounter(REPLAY_COUNT_CAPACITY);
 		this.statements = new CallStatements(this.jdbc, this.sql, this.dialect, this.rows);
 		this.heartbeatConnection = new HeartbeatConnection(dataSource, this.jdbc.getExceptionTranslator());
-		this.inFlight = new ConcurrentHashMap<>();
-		this.latestClaims = new ConcurrentHashMap<>();
 		this.settlements = new SettlementStatements(this.jdbc, this.dialect, this.table, this.rows, this.transactions);
 		this.outcomes = new OutcomeWrites(this.statements, this.transactions);
 		this.pending = writeBehind.enabled() ? new PendingOutcomes(writeBehind, this::writeBehind, this::ended) : null;
@@ -245,8 +232,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		Claim claim = claimCommitted(request, storedArguments);
 		if (claim instanceof Claim.Won won) {
 			// Claimed and committed: until its outcome is recorded, this instance beats for it.
-			this.inFlight.put(won.rowId(), new Running(request, storedArguments));
-			this.latestClaims.put(won.key(), won.rowId());
+			this.inFlight.claimed(won, request, storedArguments);
 		}
 		else if (claim instanceof Claim.Replay replay) {
 			// Read on a connection of the ledger's own, so committed: a success is final and may be kept. A row
@@ -275,7 +261,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		if (this.pending == null) {
 			return null;
 		}
-		Long latest = this.latestClaims.get(key);
+		Long latest = this.inFlight.latestRow(key);
 		LedgerEntry waiting = (latest != null) ? this.pending.find(latest) : null;
 		return (waiting != null && waiting.status() != LedgerStatus.UNKNOWN) ? waiting : null;
 	}
@@ -373,22 +359,18 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		// A call that claimed here and has recorded nothing yet is in flight, under the id of its row, and holds its
 		// claim. One claimed through another ledger object is written on its row all the same, by the claim's id, on
 		// the caller's path; never over a reconciler's failure, which this ledger cannot tell it held its claim for.
-		Running running = this.inFlight.get(claim.rowId());
-		if (running != null && !running.key().equals(claim.key())) {
-			running = null;
-		}
-		if (running != null && this.pending != null && this.pending.offer(
-				running.outcome(claim.rowId(), outcome, resultJson, LedgerRows.truncate(error)))) {
+		LedgerEntry held = this.inFlight.outcome(claim, outcome, resultJson, LedgerRows.truncate(error));
+		if (held != null && this.pending != null && this.pending.offer(held)) {
 			// Written behind the caller; until then the call is beaten for as running, and answered from memory.
 			return true;
 		}
 		try {
-			return this.outcomes.write(claim.key(), claim.rowId(), running != null, outcome, resultJson, error);
+			return this.outcomes.write(claim.key(), claim.rowId(), held != null, outcome, resultJson, error);
 		}
 		finally {
 			// Recorded or not, the call has ended here: a row left attempting is the reconciler's, not ours.
-			if (running != null) {
-				forget(claim.key(), claim.rowId());
+			if (held != null) {
+				this.inFlight.ended(claim.key(), claim.rowId());
 			}
 		}
 	}
@@ -411,14 +393,8 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 
 	/** A call whose outcome has been written, or given up on: no longer beaten for, nor answered from memory. */
 	private void ended(LedgerEntry outcome) {
-		forget(outcome.key(), outcome.id());
+		this.inFlight.ended(outcome.key(), outcome.id());
 		this.pending.written(outcome);
-	}
-
-	/** Forgets the call of this row: it is no longer in flight here (a later claim of its key may be). */
-	private void forget(IdempotencyKey key, long rowId) {
-		this.inFlight.remove(rowId);
-		this.latestClaims.remove(key, rowId);
 	}
 
 	/**
@@ -432,7 +408,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	public int heartbeat() {
 		// The first beat takes the heartbeat's own connection, before the calls it protects can exhaust the pool.
 		this.heartbeatConnection.reserve();
-		List<Long> rows = List.copyOf(this.inFlight.keySet());
+		List<Long> rows = this.inFlight.rows();
 		int marked = 0;
 		for (int from = 0; from < rows.size(); from += HEARTBEAT_BATCH) {
 			List<Long> batch = rows.subList(from, Math.min(rows.size(), from + HEARTBEAT_BATCH));
@@ -724,24 +700,6 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		finally {
 			this.heartbeatConnection.close();
 		}
-	}
-
-	/** A call this instance claimed: what a repeat compares or is answered from, once its outcome waits. */
-	private record Running(IdempotencyKey key, String runId, String userId, String tool, String arguments) {
-
-		Running(ClaimRequest request, String storedArguments) {
-			this(request.key(), request.runId(), request.userId(), request.tool(), storedArguments);
-		}
-
-		/**
-		 * The row its claim won with this outcome, as it will be written; its times are the database's, not yet
-		 * known.
-		 */
-		LedgerEntry outcome(long rowId, LedgerStatus status, String resultJson, String error) {
-			return new LedgerEntry(rowId, this.key, this.runId, this.userId, this.tool, this.arguments, status,
-					resultJson, error, null, null, 0, 0, null);
-		}
-
 	}
 
 }
