@@ -21,6 +21,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
@@ -29,11 +30,13 @@ import io.idempotency.QuoteTools.Quote;
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.key.InvalidArgumentsException;
+import io.idempotency.ledger.Claim;
 import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.ledger.LedgerEntry;
 import io.idempotency.ledger.LedgerSchema;
 import io.idempotency.ledger.LedgerStatus;
+import io.idempotency.ledger.OutcomeWriteBehind;
 import io.idempotency.ledger.Redaction;
 import io.idempotency.ledger.ReplayCache;
 import io.idempotency.run.Run;
@@ -96,9 +99,10 @@ abstract class IdempotentToolContractTests {
 	static class Tools {
 
 		@Bean
-		JdbcLedger ledger(DataSource dataSource, ObjectProvider<ReplayCache> replayCache) {
+		JdbcLedger ledger(DataSource dataSource, ObjectProvider<ReplayCache> replayCache,
+				ObjectProvider<OutcomeWriteBehind> writeBehind) {
 			return new JdbcLedger(dataSource, LEDGER_TABLE, Redaction.defaults(),
-					replayCache.getIfAvailable(ReplayCache::off));
+					replayCache.getIfAvailable(ReplayCache::off), writeBehind.getIfAvailable(OutcomeWriteBehind::off));
 		}
 
 		@Bean
@@ -655,6 +659,165 @@ abstract class IdempotentToolContractTests {
 		}
 	}
 
+	/**
+	 * Another instance of the application on the same table, whose ledger writes outcomes behind their callers and
+	 * holds them (an hour's delay, batches of a hundred) until it closes or is told to write them.
+	 */
+	private AnnotationConfigApplicationContext instanceWritingBehind() {
+		AnnotationConfigApplicationContext instance = new AnnotationConfigApplicationContext();
+		instance.registerBean(DataSource.class, () -> new DelegatingDataSource(dataSource()));
+		instance.registerBean(OutcomeWriteBehind.class, () -> new OutcomeWriteBehind(100, 100, Duration.ofHours(1)));
+		instance.register(Tools.class);
+		instance.refresh();
+		return instance;
+	}
+
+	/**
+	 * With write-behind, a twin that waits for the running call on the instance that runs it is answered from the
+	 * call's outcome as soon as it waits there to be written: a replay, as a repeat made then would be, never
+	 * "in progress" for the row that is still attempting in the table.
+	 */
+	@Test
+	void aTwinWaitingOnTheInstanceThatRanTheCallIsReplayedFromItsOutcomeThatWaitsToBeWritten() throws Exception {
+		ExecutorService pool = Executors.newFixedThreadPool(2);
+		try (AnnotationConfigApplicationContext instance = instanceWritingBehind()) {
+			QuoteTools tools = instance.getBean(QuoteTools.class);
+			JdbcLedger ledger = instance.getBean(JdbcLedger.class);
+			for (int round = 0; round < 3; round++) {
+				String runId = "held-" + round;
+				IdempotencyKey key = IdempotencyKeys.derive("twin_quote", Map.of("accountName", "Henderson", "fail", false),
+						runId);
+				QuoteTools.twinRelease = new java.util.concurrent.CountDownLatch(1);
+				Callable<Quote> call = () -> inRun(runId, "rep-1", () -> twinQuote(tools));
+				Future<Quote> first = pool.submit(call);
+				await().atMost(Duration.ofSeconds(30)).until(() -> ledger.find(key).isPresent());
+				Future<Quote> twin = pool.submit(call);
+				// The twin found the call running (counted as a replay) and waits.
+				await().atMost(Duration.ofSeconds(30)).until(() -> {
+					ledger.flushReplayCounts();
+					return ledger.find(key).orElseThrow().replayCount() == 1;
+				});
+
+				QuoteTools.twinRelease.countDown();
+				Quote quote = first.get(30, TimeUnit.SECONDS);
+
+				assertThat(twin.get(10, TimeUnit.SECONDS)).as("round %s", round).isEqualTo(quote);
+				assertThat(ledger.find(key).orElseThrow().status()).as("the outcome still waits to be written")
+					.isEqualTo(LedgerStatus.ATTEMPTING);
+			}
+			assertThat(tools.quotes()).isEqualTo(3);
+		}
+		finally {
+			QuoteTools.twinRelease.countDown();
+			pool.shutdownNow();
+		}
+	}
+
+	/**
+	 * A call's row deleted by hand while the call runs, and the same call made again on the same instance, which
+	 * executes it anew: the first call's failure belongs to its own row, which is gone, and is never recorded on
+	 * the second call's, which a repeat finds in progress until the second call's own success is recorded.
+	 * Through the advice, on a call whose body returns its result and on one whose body completes later, with the
+	 * outcome written by its caller and written behind it.
+	 */
+	@Test
+	void aFailureOfACallWhoseRowWasDeletedIsNeverRecordedOnTheRowOfTheSameCallMadeAgain() throws Exception {
+		failureAfterTheRowWasDeletedAndTheCallMadeAgain(this.context, "deleted-1", false);
+		failureAfterTheRowWasDeletedAndTheCallMadeAgain(this.context, "deleted-2", true);
+		try (AnnotationConfigApplicationContext instance = instanceWritingBehind()) {
+			failureAfterTheRowWasDeletedAndTheCallMadeAgain(instance, "deleted-3", false);
+			failureAfterTheRowWasDeletedAndTheCallMadeAgain(instance, "deleted-4", true);
+		}
+	}
+
+	private final IdempotentFunction<String> bookCourier = IdempotentFunction.builder("book_courier", String.class)
+		.reconcile((key, arguments) -> Reconciliation.notFound())
+		.build();
+
+	private void failureAfterTheRowWasDeletedAndTheCallMadeAgain(AnnotationConfigApplicationContext instance,
+			String runId, boolean async) throws Exception {
+		IdempotentFunction<String> book = this.bookCourier;
+		IdempotentCalls calls = instance.getBean(IdempotentCalls.class);
+		calls.register(book);
+		JdbcLedger ledger = instance.getBean(JdbcLedger.class);
+		Run run = new Run(runId, "rep-1");
+		Map<String, String> parcel = Map.of("parcel", "P-1");
+		IdempotencyKey key = IdempotencyKeys.derive("book_courier", parcel, runId);
+		java.util.concurrent.CountDownLatch firstRelease = new java.util.concurrent.CountDownLatch(1);
+		java.util.concurrent.CountDownLatch secondRelease = new java.util.concurrent.CountDownLatch(1);
+		// Callers, bodies and the recording of their outcomes, each blocking one thread.
+		ExecutorService pool = Executors.newCachedThreadPool();
+		Function<Supplier<String>, Callable<String>> calling = (body) -> () -> RunContext.supply(run,
+				() -> async ? calls.callAsync(book, parcel, () -> CompletableFuture.supplyAsync(body, pool), pool)
+					.toCompletableFuture()
+					.join() : calls.call(book, parcel, body));
+		try {
+			Future<String> first = pool.submit(calling.apply(() -> {
+				awaitRelease(firstRelease);
+				throw new IllegalStateException("the courier refused the parcel");
+			}));
+			await().atMost(Duration.ofSeconds(30)).until(() -> ledger.find(key).isPresent());
+			long firstRow = ledger.find(key).orElseThrow().id();
+			this.jdbc.update("DELETE FROM " + LEDGER_TABLE + " WHERE id = ?", firstRow);
+			Future<String> second = pool.submit(calling.apply(() -> {
+				awaitRelease(secondRelease);
+				return "booked P-1";
+			}));
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> ledger.find(key).filter((row) -> row.id() != firstRow).isPresent());
+			long secondRow = ledger.find(key).orElseThrow().id();
+
+			firstRelease.countDown();
+			assertThatThrownBy(() -> first.get(30, TimeUnit.SECONDS)).hasRootCauseInstanceOf(IllegalStateException.class)
+				.hasRootCauseMessage("the courier refused the parcel");
+
+			assertThat(ledger.find(key).orElseThrow()).satisfies((row) -> {
+				assertThat(row.id()).isEqualTo(secondRow);
+				assertThat(row.status()).as("the second call, still running").isEqualTo(LedgerStatus.ATTEMPTING);
+			});
+			assertThatThrownBy(() -> pool.submit(calling.apply(() -> {
+				throw new AssertionError("a repeat must not run");
+			})).get(30, TimeUnit.SECONDS)).as("a repeat while the second call runs")
+				.hasRootCauseInstanceOf(ToolCallInProgressException.class);
+			secondRelease.countDown();
+			assertThat(second.get(30, TimeUnit.SECONDS)).isEqualTo("booked P-1");
+			ledger.writePendingOutcomes();
+			assertThat(ledger.find(key).orElseThrow()).satisfies((row) -> {
+				assertThat(row.id()).isEqualTo(secondRow);
+				assertThat(row.status()).isEqualTo(LedgerStatus.SUCCEEDED);
+			});
+			assertThat(pool.submit(calling.apply(() -> {
+				throw new AssertionError("a repeat must not run");
+			})).get(30, TimeUnit.SECONDS)).as("a repeat once the second call succeeded").isEqualTo("booked P-1");
+		}
+		finally {
+			firstRelease.countDown();
+			secondRelease.countDown();
+			pool.shutdownNow();
+		}
+	}
+
+	private static void awaitRelease(java.util.concurrent.CountDownLatch release) {
+		try {
+			if (!release.await(30, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("never released");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static Quote twinQuote(QuoteTools tools) {
+		try {
+			return tools.twinQuote("Henderson", false);
+		}
+		catch (InterruptedException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
 	@Test
 	void aLateSuccessOverAReconciledFailureIsReplayedByAnotherInstanceThatHadReadTheFailure() throws Exception {
 		QuoteTools.impatientRelease = new java.util.concurrent.CountDownLatch(1);
@@ -823,11 +986,9 @@ abstract class IdempotentToolContractTests {
 	void everyAnswerOfATransactionalToolThatExecutedNothingLeavesTheCallersTransactionToCommit() {
 		Quote first = inRun("desk-run", "rep-1", () -> this.tools.recordNote("Henderson", false));
 		inRun("desk-run", "rep-1", () -> this.tools.recordStrictNote("Henderson", "seal failure"));
-		IdempotencyKey failed = recordNoteRowOf("desk-run", "Failed");
-		this.ledger.recordFailed(failed, "account closed");
+		this.ledger.recordFailed(recordNoteRowOf("desk-run", "Failed"), "account closed");
 		recordNoteRowOf("desk-run", "Running");
-		IdempotencyKey unstored = recordNoteRowOf("desk-run", "Unstored");
-		this.ledger.recordSucceededWithoutResult(unstored, "too large");
+		this.ledger.recordSucceededWithoutResult(recordNoteRowOf("desk-run", "Unstored"), "too large");
 		SoftAssertions answers = new SoftAssertions();
 
 		answers.assertThat(answeredInAndOutOfCallersTransaction("replayed",
@@ -876,11 +1037,10 @@ abstract class IdempotentToolContractTests {
 	}
 
 	/** A committed row of record_note that its call did not write: left attempting, for the test to settle. */
-	private IdempotencyKey recordNoteRowOf(String runId, String accountName) {
+	private Claim.Won recordNoteRowOf(String runId, String accountName) {
 		String arguments = "{\"accountName\":\"" + accountName + "\",\"fail\":false}";
 		IdempotencyKey key = IdempotencyKeys.derive("record_note", arguments, runId);
-		this.ledger.claim(new ClaimRequest(key, runId, "rep-1", "record_note", arguments));
-		return key;
+		return (Claim.Won) this.ledger.claim(new ClaimRequest(key, runId, "rep-1", "record_note", arguments));
 	}
 
 	/**

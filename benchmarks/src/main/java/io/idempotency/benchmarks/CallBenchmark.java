@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import io.idempotency.key.IdempotencyKeys;
+import io.idempotency.ledger.Claim;
 import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.ledger.OutcomeWriteBehind;
 import io.idempotency.testsupport.TestDatabase;
@@ -81,8 +82,7 @@ public class CallBenchmark {
 		String run = "ledger-replay";
 		this.replayRequest = new ClaimRequest(IdempotencyKeys.derive("note", ARGUMENTS, run), run, Agent.USER, "note",
 				ARGUMENTS);
-		this.agent.ledger().claim(this.replayRequest);
-		this.agent.ledger().recordSucceeded(this.replayRequest.key(), RESULT);
+		this.agent.ledger().recordSucceeded((Claim.Won) this.agent.ledger().claim(this.replayRequest), RESULT);
 		this.replayedKey = this.db.nextKey();
 		this.floors = this.db.floors();
 		this.floors.executed(this.replayedKey, ARGUMENTS, RESULT);

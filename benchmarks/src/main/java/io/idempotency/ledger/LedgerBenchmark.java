@@ -65,8 +65,7 @@ public class LedgerBenchmark {
 		this.jdbc = new JdbcTemplate(this.dataSource);
 		this.ledger = new JdbcLedger(this.dataSource, TABLE, Redaction.defaults());
 		this.replayed = request("replayed-run");
-		this.ledger.claim(this.replayed);
-		this.ledger.recordSucceeded(this.replayed.key(), "{\"quoteId\":\"Q-1\"}");
+		this.ledger.recordSucceeded((Claim.Won) this.ledger.claim(this.replayed), "{\"quoteId\":\"Q-1\"}");
 	}
 
 	@TearDown(Level.Trial)
@@ -93,8 +92,7 @@ public class LedgerBenchmark {
 	@Benchmark
 	public boolean claimAndRecordSucceeded() {
 		ClaimRequest request = request("run-" + this.runs.incrementAndGet());
-		this.ledger.claim(request);
-		return this.ledger.recordSucceeded(request.key(), "{\"quoteId\":\"Q-2\"}");
+		return this.ledger.recordSucceeded((Claim.Won) this.ledger.claim(request), "{\"quoteId\":\"Q-2\"}");
 	}
 
 	@Benchmark

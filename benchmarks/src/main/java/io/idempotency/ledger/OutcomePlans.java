@@ -145,7 +145,7 @@ public final class OutcomePlans {
 				request.key().value());
 		System.out.printf("%n%,d unsettled rows added after the statistics (claimed: %s, row %d)%n", unsettled,
 				claim.getClass().getSimpleName(), id);
-		for (Write write : writes(request.key().value(), id)) {
+		for (Write write : writes(id)) {
 			if (this.database == TestDatabase.POSTGRESQL) {
 				System.out.printf("  %-28s custom plan:  %s%n", write.name(), explainPostgresql(write, "force_custom_plan"));
 				System.out.printf("  %-28s generic plan: %s%n", "", explainPostgresql(write, "force_generic_plan"));
@@ -157,12 +157,10 @@ public final class OutcomePlans {
 	}
 
 	/** The ledger's writes of one claimed row, with the parameters it binds. */
-	private List<Write> writes(String key, long id) {
+	private List<Write> writes(long id) {
 		List<Write> writes = new ArrayList<>();
 		writes.add(new Write("outcome (succeeded)", this.sql.recordOutcome,
 				new Object[] { "succeeded", "{\"ticketId\": \"T-2\"}", null, id }));
-		writes.add(new Write("outcome, by key", this.sql.recordOutcomeByKey,
-				new Object[] { "succeeded", "{\"ticketId\": \"T-2\"}", null, key }));
 		writes.add(new Write("late success's overturn", this.sql.overturnFailure,
 				new Object[] { "{\"ticketId\": \"T-2\"}", null, id }));
 		writes.add(new Write("heartbeat", this.sql.heartbeat(1), new Object[] { id }));

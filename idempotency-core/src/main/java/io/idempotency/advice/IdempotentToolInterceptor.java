@@ -234,7 +234,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			}
 			claim = RunningCallWait.awaitOutcome(ledger, running, tool.waitForRunning());
 		}
-		if (!(claim instanceof Claim.Won)) {
+		if (!(claim instanceof Claim.Won won)) {
 			return this.repeats.answer(tool, claim, request, ledger);
 		}
 		Object result;
@@ -245,7 +245,7 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 				CompletionStage<?> body = AsyncCall.stageOf(result, tool);
 				if (!tool.transactional()) {
 					return new AsyncCall.Started(body, (value, failure) -> {
-						recordOutcome(ledger, tool, request, value, failure);
+						recordOutcome(ledger, tool, request, won, value, failure);
 						if (failure != null) {
 							throw failure;
 						}
@@ -257,12 +257,12 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 			}
 		}
 		catch (Throwable failure) {
-			throw failed(ledger, tool, request, failure, this.failures.classify(failure, tool));
+			throw failed(ledger, tool, request, won, failure, this.failures.classify(failure, tool));
 		}
 		finally {
 			IdempotentInvocation.exit(outer);
 		}
-		succeeded(ledger, tool, request, result);
+		succeeded(ledger, tool, request, won, result);
 		return result;
 	}
 
@@ -287,32 +287,33 @@ final class IdempotentToolInterceptor implements MethodInterceptor {
 	}
 
 	/** Records the outcome of an asynchronous call's body, once its stage completed. */
-	private void recordOutcome(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Object result,
-			Throwable failure) {
+	private void recordOutcome(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Claim.Won claim,
+			Object result, Throwable failure) {
 		if (failure == null) {
-			succeeded(ledger, tool, request, result);
+			succeeded(ledger, tool, request, claim, result);
 			return;
 		}
 		// A stage that was cancelled says nothing of the work behind it, which may have taken effect.
 		LedgerStatus outcome = (failure instanceof CancellationException) ? LedgerStatus.UNKNOWN
 				: this.failures.classify(failure, tool);
-		failed(ledger, tool, request, failure, outcome);
+		failed(ledger, tool, request, claim, failure, outcome);
 	}
 
-	private void succeeded(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Object result) {
-		this.outcomes.recordSuccess(ledger, tool, request, result);
+	private void succeeded(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Claim.Won claim,
+			Object result) {
+		this.outcomes.recordSuccess(ledger, tool, request, claim, result);
 		this.reports.tell(tool, request, Answer.EXECUTED);
 	}
 
 	/** Records the failure of a call that won its claim, and tells it; the failure, to throw. */
-	private Throwable failed(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Throwable failure,
-			LedgerStatus outcome) {
+	private Throwable failed(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Claim.Won claim,
+			Throwable failure, LedgerStatus outcome) {
 		if (tool.transactional() && DatabaseErrors.isSerializationFailure(failure)) {
 			// Nothing of the call is committed, and TransactionalCalls runs its transaction again.
 			return failure;
 		}
 		if (!tool.transactional()) {
-			this.outcomes.recordFailure(ledger, tool, request, failure, outcome);
+			this.outcomes.recordFailure(ledger, tool, request, claim, failure, outcome);
 			if (outcome == LedgerStatus.UNKNOWN) {
 				// Only the exception's class: its message may quote an argument, a secret among them.
 				logger.atWarn()

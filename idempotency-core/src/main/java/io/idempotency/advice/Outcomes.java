@@ -7,15 +7,16 @@ import io.idempotency.ToolResult;
 import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.ledger.DatabaseErrors;
 import io.idempotency.ledger.CallLedger;
+import io.idempotency.ledger.Claim;
 import io.idempotency.ledger.LedgerStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Records the outcome of a call that won its claim: succeeded with its result (or without it, where the
- * result cannot or may not be stored), failed or unknown, with error text scrubbed of redacted values. An
- * outcome that cannot be recorded leaves the row attempting, for the reconciler; a transactional call's
- * failure to record is its transaction's, and is thrown.
+ * Records the outcome of a call that won its claim, on the row that claim inserted: succeeded with its result
+ * (or without it, where the result cannot or may not be stored), failed or unknown, with error text scrubbed of
+ * redacted values. An outcome that cannot be recorded leaves the row attempting, for the reconciler; a
+ * transactional call's failure to record is its transaction's, and is thrown.
  */
 final class Outcomes {
 
@@ -27,7 +28,7 @@ final class Outcomes {
 		this.results = results;
 	}
 
-	void recordSuccess(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Object result) {
+	void recordSuccess(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Claim.Won claim, Object result) {
 		Object data = (tool.envelope() && result instanceof ToolResult<?> envelope) ? envelope.data() : result;
 		String json = null;
 		String notStored = null;
@@ -48,17 +49,18 @@ final class Outcomes {
 					.addKeyValue("idempotency.run", request.runId())
 					.log("The result of tool '{}' (key {}) is not stored: {}. A repeat is told the action was done,"
 							+ " without its result", tool.name(), request.key(), notStored);
-				ledger.recordSucceededWithoutResult(request.key(), "The result is not stored: " + notStored);
+				ledger.recordSucceededWithoutResult(claim, "The result is not stored: " + notStored);
 			}
 			else {
-				ledger.recordSucceeded(request.key(), json);
+				ledger.recordSucceeded(claim, json);
 			}
 		}
 		catch (RuntimeException ex) {
 			if (tool.transactional()) {
 				throw ex;
 			}
-			if (json != null && DatabaseErrors.isRefusedData(ex) && recordedWithoutResult(ledger, tool, request, ex)) {
+			if (json != null && DatabaseErrors.isRefusedData(ex)
+					&& recordedWithoutResult(ledger, tool, request, claim, ex)) {
 				return;
 			}
 			// The effect happened; the row stays attempting and the reconciler settles it.
@@ -78,11 +80,11 @@ final class Outcomes {
 	 * without its result, so that a repeat is told the action was done rather than left in progress.
 	 */
 	private boolean recordedWithoutResult(CallLedger ledger, ToolDescriptor tool, ClaimRequest request,
-			RuntimeException refused) {
+			Claim.Won claim, RuntimeException refused) {
 		try {
 			String reason = ledger.redaction().scrub("The result is not stored: the database refused it: "
 					+ refused.getMessage(), request.arguments(), request.sensitiveNames());
-			if (!ledger.recordSucceededWithoutResult(request.key(), reason)) {
+			if (!ledger.recordSucceededWithoutResult(claim, reason)) {
 				return false;
 			}
 			logger.atWarn()
@@ -99,17 +101,17 @@ final class Outcomes {
 		}
 	}
 
-	void recordFailure(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Throwable failure,
-			LedgerStatus outcome) {
+	void recordFailure(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Claim.Won claim,
+			Throwable failure, LedgerStatus outcome) {
 		// An exception's message may quote an argument, a secret among them (a URL with its API key).
 		String error = ledger.redaction().scrub(failure.getClass().getName() + ": " + failure.getMessage(),
 				request.arguments(), request.sensitiveNames());
 		try {
 			if (outcome == LedgerStatus.UNKNOWN) {
-				ledger.recordUnknown(request.key(), error);
+				ledger.recordUnknown(claim, error);
 			}
 			else {
-				ledger.recordFailed(request.key(), error);
+				ledger.recordFailed(claim, error);
 			}
 		}
 		catch (RuntimeException ex) {

@@ -17,9 +17,10 @@ import io.idempotency.ledger.LedgerStatus;
  * A repeat that found its call still running waits, within its tool's bound, for that call's outcome: a twin
  * made at the same moment (a model's two identical calls executed in parallel) is then answered from the
  * result a moment later, instead of being told the call is in progress. It reads the call's row again and
- * again, with a pause that doubles up to a limit, and holds no connection or lock while it pauses; an
- * asynchronous call's repeat holds no thread either. A row that becomes unknown, or is still running at the
- * bound, stays in progress.
+ * again (as a repeat made then would be answered: from an outcome that waits here to be written behind its
+ * caller, else from the table), with a pause that doubles up to a limit, and holds no connection or lock while
+ * it pauses; an asynchronous call's repeat holds no thread either. A row that becomes unknown, or is still
+ * running at the bound, stays in progress.
  */
 final class RunningCallWait {
 
@@ -119,7 +120,7 @@ final class RunningCallWait {
 	private Claim poll() {
 		Optional<LedgerEntry> row;
 		try {
-			row = this.ledger.find(this.running.key());
+			row = this.ledger.findLatest(this.running.key());
 		}
 		catch (RuntimeException ex) {
 			// The wait is a courtesy: a row that cannot be read leaves the call in progress, as it is.

@@ -32,9 +32,6 @@ final class CallStatements {
 	/** Status, result, error, and the row id: every null typed, so no driver asks the server what it is. */
 	private static final int[] OUTCOME_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.BIGINT };
 
-	/** Status, result, error, and the key. */
-	private static final int[] OUTCOME_BY_KEY_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.VARCHAR };
-
 	private static final int[] OVERTURN_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.BIGINT };
 
 	private final JdbcTemplate jdbc;
@@ -60,14 +57,14 @@ final class CallStatements {
 	}
 
 	/**
-	 * Claims a key once: the claim, and the id of the row it won ({@code 0} when it lost), which the writes of
-	 * that row are made by.
+	 * Claims a key once: a claim that won carries the id of the row it inserted, which the writes of that row are
+	 * made by.
 	 */
-	Claimed claimOnce(ClaimRequest request, String storedArguments) {
+	Claim claimOnce(ClaimRequest request, String storedArguments) {
 		// A row can vanish between the losing insert and the read (purged, or rolled back by its owner's
 		// transaction); then the key is free again and the claim is tried anew.
 		for (int attempt = 0; attempt < 3; attempt++) {
-			Optional<Claimed> claim = this.dialect.writesReturnRows() ? claimAndRead(request, storedArguments)
+			Optional<Claim> claim = this.dialect.writesReturnRows() ? claimAndRead(request, storedArguments)
 					: claimThenRead(request, storedArguments);
 			if (claim.isPresent()) {
 				return claim.get();
@@ -77,36 +74,35 @@ final class CallStatements {
 	}
 
 	/** One statement that inserts the claim or reads the row it loses to. */
-	private Optional<Claimed> claimAndRead(ClaimRequest request, String storedArguments) {
+	private Optional<Claim> claimAndRead(ClaimRequest request, String storedArguments) {
 		Object[] values = this.dialect.claimValues(request, storedArguments);
-		Optional<Claimed> claim = this.jdbc.query(this.sql.claim, values, this.claimTypes,
+		Optional<Claim> claim = this.jdbc.query(this.sql.claim, values, this.claimTypes,
 				(ResultSet row) -> {
 					row.next();
 					// Columns by position: won_id, then the answer columns.
 					long wonId = row.getLong(1);
 					if (!row.wasNull()) {
-						return Optional.of(Claimed.won(request.key(), wonId));
+						return Optional.of(new Claim.Won(request.key(), wonId));
 					}
 					row.getLong(2);
-					return row.wasNull() ? Optional.<Claimed>empty()
-							: Optional.of(Claimed.lost(answerFrom(this.rows.answerEntry(row, 2, request, storedArguments),
-									request)));
+					return row.wasNull() ? Optional.<Claim>empty()
+							: Optional.of(answerFrom(this.rows.answerEntry(row, 2, request, storedArguments), request));
 				});
 		if (claim.isPresent()) {
 			return claim;
 		}
 		// The read found no row, yet the insert lost: a concurrent claim committed after this statement's
 		// snapshot was taken, and the insert, which sees it, stood back. Read it in a statement of its own.
-		return findClaimed(request, storedArguments).map(Claimed::lost);
+		return findClaimed(request, storedArguments);
 	}
 
 	/** An insert that inserts nothing, or fails on the unique key, when it loses, and a read when it has lost. */
-	private Optional<Claimed> claimThenRead(ClaimRequest request, String storedArguments) {
+	private Optional<Claim> claimThenRead(ClaimRequest request, String storedArguments) {
 		long wonId = insert(request, storedArguments);
 		if (wonId != 0) {
-			return Optional.of(Claimed.won(request.key(), wonId));
+			return Optional.of(new Claim.Won(request.key(), wonId));
 		}
-		return findClaimed(request, storedArguments).map(Claimed::lost);
+		return findClaimed(request, storedArguments);
 	}
 
 	Optional<Claim> findClaimed(ClaimRequest request, String storedArguments) {
@@ -162,15 +158,10 @@ final class CallStatements {
 	}
 
 	/**
-	 * Writes the outcome of a call whose row is still attempting; how many rows it wrote (0 or 1).
-	 * @param rowId the id of the row the call's claim won, or {@code null} where it is not known here: then the
-	 * row is found by its key
+	 * Writes the outcome of a call on the row its claim won, if that row is still attempting; how many rows it
+	 * wrote (0 or 1).
 	 */
-	int writeOutcome(IdempotencyKey key, Long rowId, LedgerStatus outcome, String resultJson, String error) {
-		if (rowId == null) {
-			return this.jdbc.update(this.sql.recordOutcomeByKey, new Object[] { outcome.columnValue(), resultJson,
-					LedgerRows.truncate(error), key.value() }, OUTCOME_BY_KEY_TYPES);
-		}
+	int writeOutcome(long rowId, LedgerStatus outcome, String resultJson, String error) {
 		return this.jdbc.update(this.sql.recordOutcome,
 				new Object[] { outcome.columnValue(), resultJson, LedgerRows.truncate(error), rowId }, OUTCOME_TYPES);
 	}
@@ -211,10 +202,15 @@ final class CallStatements {
 		return this.jdbc.query(this.sql.findByKey, this.rows::entry, key.value()).stream().findFirst();
 	}
 
-	/** Counts and logs an outcome that was not written because the row had been settled meanwhile. */
-	void lateCompletion(IdempotencyKey key, LedgerStatus outcome) {
+	/**
+	 * Counts and logs an outcome that was not written because the row its claim won had been settled meanwhile,
+	 * or deleted (the key may have been claimed again since: that row is another call's).
+	 */
+	void lateCompletion(IdempotencyKey key, long rowId, LedgerStatus outcome) {
 		this.lateCompletions.incrementAndGet();
-		String found = find(key).map((entry) -> "is already " + entry.status().columnValue()).orElse("no longer exists");
+		String found = find(key).filter((entry) -> entry.id() == rowId)
+			.map((entry) -> "is already " + entry.status().columnValue())
+			.orElse("no longer exists");
 		logger.atWarn()
 			.addKeyValue("idempotency.key", key.value())
 			.addKeyValue("idempotency.status", outcome.columnValue())
@@ -224,22 +220,6 @@ final class CallStatements {
 
 	long lateCompletions() {
 		return this.lateCompletions.get();
-	}
-
-	/**
-	 * A claim, and the id of the row it won.
-	 * @param wonId the id of the row a {@link Claim.Won} inserted; {@code 0} for any other claim
-	 */
-	record Claimed(Claim claim, long wonId) {
-
-		static Claimed won(IdempotencyKey key, long wonId) {
-			return new Claimed(new Claim.Won(key), wonId);
-		}
-
-		static Claimed lost(Claim claim) {
-			return new Claimed(claim, 0);
-		}
-
 	}
 
 }

@@ -1,9 +1,7 @@
 package io.idempotency.ledger;
 
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 import io.idempotency.key.IdempotencyKey;
 
@@ -13,8 +11,7 @@ import io.idempotency.key.IdempotencyKey;
  * it commits with its outcome, so no heartbeat is kept for it, and a failure it did not write cannot be
  * overturned. A claim that loses a lock conflict is not made again: the whole transaction is gone, and that
  * is the caller's to retry. Replay counts, successes kept in memory and late completions are shared
- * with the {@link JdbcLedger} it comes from. An outcome is written to the row its claim here won, by the row's
- * id; one of a call claimed elsewhere, by its key.
+ * with the {@link JdbcLedger} it comes from. An outcome is written to the row its claim won, by the row's id.
  */
 final class CallersTransactionLedger implements CallLedger {
 
@@ -25,9 +22,6 @@ final class CallersTransactionLedger implements CallLedger {
 	private final SettledOutcomes settled;
 
 	private final ReplayCounter replays;
-
-	/** The ids of the rows that claims made here won, by key, until their outcome is written. */
-	private final Map<IdempotencyKey, Long> won = new ConcurrentHashMap<>();
 
 	CallersTransactionLedger(CallStatements statements, Redaction redaction, SettledOutcomes settled,
 			ReplayCounter replays) {
@@ -46,31 +40,27 @@ final class CallersTransactionLedger implements CallLedger {
 		}
 		// A row read here may be this transaction's own, and may yet roll back: none is kept.
 		String storedArguments = this.redaction.redact(request.arguments(), request.sensitiveNames());
-		CallStatements.Claimed claimed = this.statements.claimOnce(request, storedArguments);
-		if (claimed.claim() instanceof Claim.Won) {
-			this.won.put(request.key(), claimed.wonId());
-		}
-		return this.replays.counted(claimed.claim());
+		return this.replays.counted(this.statements.claimOnce(request, storedArguments));
 	}
 
 	@Override
-	public boolean recordSucceeded(IdempotencyKey key, String resultJson) {
-		return record(key, LedgerStatus.SUCCEEDED, resultJson, null);
+	public boolean recordSucceeded(Claim.Won claim, String resultJson) {
+		return record(claim, LedgerStatus.SUCCEEDED, resultJson, null);
 	}
 
 	@Override
-	public boolean recordSucceededWithoutResult(IdempotencyKey key, String reason) {
-		return record(key, LedgerStatus.SUCCEEDED, null, reason);
+	public boolean recordSucceededWithoutResult(Claim.Won claim, String reason) {
+		return record(claim, LedgerStatus.SUCCEEDED, null, reason);
 	}
 
 	@Override
-	public boolean recordFailed(IdempotencyKey key, String error) {
-		return record(key, LedgerStatus.FAILED, null, error);
+	public boolean recordFailed(Claim.Won claim, String error) {
+		return record(claim, LedgerStatus.FAILED, null, error);
 	}
 
 	@Override
-	public boolean recordUnknown(IdempotencyKey key, String error) {
-		return record(key, LedgerStatus.UNKNOWN, null, error);
+	public boolean recordUnknown(Claim.Won claim, String error) {
+		return record(claim, LedgerStatus.UNKNOWN, null, error);
 	}
 
 	@Override
@@ -88,11 +78,12 @@ final class CallersTransactionLedger implements CallLedger {
 		return this.redaction;
 	}
 
-	private boolean record(IdempotencyKey key, LedgerStatus outcome, String resultJson, String error) {
-		if (this.statements.writeOutcome(key, this.won.remove(key), outcome, resultJson, error) == 1) {
+	private boolean record(Claim.Won claim, LedgerStatus outcome, String resultJson, String error) {
+		Objects.requireNonNull(claim, "claim");
+		if (this.statements.writeOutcome(claim.rowId(), outcome, resultJson, error) == 1) {
 			return true;
 		}
-		this.statements.lateCompletion(key, outcome);
+		this.statements.lateCompletion(claim.key(), claim.rowId(), outcome);
 		return false;
 	}
 

@@ -13,8 +13,14 @@ public sealed interface Claim {
 	/** The key claimed or contended for. */
 	IdempotencyKey key();
 
-	/** This call holds the key: execute it, then record the outcome. */
-	record Won(IdempotencyKey key) implements Claim {
+	/**
+	 * This call holds the key: execute it, then record the outcome with this claim, which names the row it
+	 * inserted. The outcome is written to that row and no other: if the row is deleted while the call runs and
+	 * the key is claimed again, the later claim's row is never written with this call's outcome.
+	 * @param key the key claimed
+	 * @param rowId the id of the row this claim inserted
+	 */
+	record Won(IdempotencyKey key, long rowId) implements Claim {
 	}
 
 	/** The call already succeeded in this run: answer with the stored result, marked as replayed. */

@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 import javax.sql.DataSource;
 
@@ -43,8 +42,8 @@ import org.springframework.transaction.PlatformTransactionManager;
  * is carried out by a package-private class of its own ({@code CallStatements}, {@code CallersTransactionLedger},
  * {@code Leases}, {@code SettlementStatements}, {@code LedgerQueries},
  * {@code HeartbeatConnection}, {@code OwnTransactions}, {@code OutcomeWrites}, {@code PendingOutcomes},
- * {@code ReplayCountWrites}); what this
- * class keeps is the claim on its own connection, with its retries, and the calls in flight here.
+ * {@code ReplayCountWrites}, {@code CallsInFlight}); what this class keeps is the claim on its own connection,
+ * with its retries.
  */
 public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQueue, AutoCloseable {
 
@@ -93,12 +92,8 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 
 	private final HeartbeatConnection heartbeatConnection;
 
-	/**
-	 * Calls claimed here whose outcome is not yet written, by key, with the row each claim won: this instance is
-	 * executing them (or holds their outcome, to be written behind their callers), beats for them, and writes
-	 * their rows by id.
-	 */
-	private final Map<IdempotencyKey, Running> inFlight;
+	/** Calls claimed here whose outcome is not yet written, by the id of the row each claim won. */
+	private final CallsInFlight inFlight = new CallsInFlight();
 
 	/** The outcomes waiting to be written behind their callers; {@code null} where write-behind is off. */
 	private final PendingOutcomes pending;
@@ -171,7 +166,6 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		this.replayCounts = new ReplayCountWrites(this.jdbc, this.sql, this.transactions, this.replays);
 		this.statements = new CallStatements(this.jdbc, this.sql, this.dialect, this.rows);
 		this.heartbeatConnection = new HeartbeatConnection(dataSource, this.jdbc.getExceptionTranslator());
-		this.inFlight = new ConcurrentHashMap<>();
 		this.settlements = new SettlementStatements(this.jdbc, this.dialect, this.table, this.rows, this.transactions);
 		this.outcomes = new OutcomeWrites(this.statements, this.transactions);
 		this.pending = writeBehind.enabled() ? new PendingOutcomes(writeBehind, this::writeBehind, this::ended) : null;
@@ -237,11 +231,10 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 			return this.replays.counted(this.statements.answerFrom(kept, request));
 		}
 		String storedArguments = this.redaction.redact(request.arguments(), request.sensitiveNames());
-		CallStatements.Claimed claimed = claimCommitted(request, storedArguments);
-		Claim claim = claimed.claim();
-		if (claim instanceof Claim.Won) {
+		Claim claim = claimCommitted(request, storedArguments);
+		if (claim instanceof Claim.Won won) {
 			// Claimed and committed: until its outcome is recorded, this instance beats for it.
-			this.inFlight.put(request.key(), new Running(claimed.wonId(), request, storedArguments));
+			this.inFlight.claimed(won, request, storedArguments);
 		}
 		else if (claim instanceof Claim.Replay replay) {
 			// Read on a connection of the ledger's own, so committed: a success is final and may be kept. A row
@@ -253,17 +246,26 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 
 	/**
 	 * What answers a repeat here without the database: a success or failure of this instance's that waits to
-	 * be written, or a success read before and kept. A waiting outcome unknown is not: the table's row says
-	 * since when the call has been in progress.
+	 * be written, or a success read before and kept.
 	 */
 	private LedgerEntry keptOutcome(IdempotencyKey key) {
-		if (this.pending != null) {
-			LedgerEntry waiting = this.pending.find(key);
-			if (waiting != null && waiting.status() != LedgerStatus.UNKNOWN) {
-				return waiting;
-			}
+		LedgerEntry waiting = waitingOutcome(key);
+		return (waiting != null) ? waiting : this.settled.find(key);
+	}
+
+	/**
+	 * The success or failure that waits to be written to the row of the key's latest claim here, or {@code null}.
+	 * An outcome of an earlier claim of the key (whose row was deleted while its call ran) answers nothing: the
+	 * key's row is the later claim's. A waiting outcome unknown answers nothing either: the table's row says since
+	 * when the call has been in progress.
+	 */
+	private LedgerEntry waitingOutcome(IdempotencyKey key) {
+		if (this.pending == null) {
+			return null;
 		}
-		return this.settled.find(key);
+		Long latest = this.inFlight.latestRow(key);
+		LedgerEntry waiting = (latest != null) ? this.pending.find(latest) : null;
+		return (waiting != null && waiting.status() != LedgerStatus.UNKNOWN) ? waiting : null;
 	}
 
 	/**
@@ -274,7 +276,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 * Where there is none, the claim is made again, a few times, each after a short random pause that lets the
 	 * transaction it lost to finish: made again at once, it lost to the same one again.
 	 */
-	private CallStatements.Claimed claimCommitted(ClaimRequest request, String storedArguments) {
+	private Claim claimCommitted(ClaimRequest request, String storedArguments) {
 		for (int attempt = 1;; attempt++) {
 			try {
 				return this.transactions.committed(() -> this.statements.claimOnce(request, storedArguments));
@@ -283,7 +285,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 				Optional<Claim> lostTo = this.transactions.committed(() -> this.statements.findClaimed(request,
 						storedArguments));
 				if (lostTo.isPresent()) {
-					return CallStatements.Claimed.lost(lostTo.get());
+					return lostTo.get();
 				}
 				// A lock wait that timed out waited long already, on a holder that still runs: no second wait. A
 				// serialization failure was made again already, as all of the ledger's work is.
@@ -302,19 +304,20 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	}
 
 	/**
-	 * Records that the claimed call returned. Only the attempt that holds the claim may: if the row is no
-	 * longer attempting, the outcome someone else recorded meanwhile stays, and the late completion is logged
-	 * and counted; with one exception. When a reconciler resolved the call {@code failed} while it was still
+	 * Records that the claimed call returned, on the row its claim inserted. Only the attempt that holds the
+	 * claim may: if that row is no longer attempting, the outcome someone else recorded meanwhile stays (and if it
+	 * is gone, nothing is written), and the late completion is logged and counted; with one exception. When a reconciler resolved the call {@code failed} while it was still
 	 * running (its instance paused too long to beat, say), that {@code failed} only meant "no effect found
 	 * yet": the success is written over it, with its result, and counted as a {@linkplain #lateSuccesses()
 	 * late success}.
+	 * @param claim the claim this call won
 	 * @param resultJson the result as JSON ({@code "null"} for a tool that returned null), or {@code null}
 	 * for a tool that returns nothing
 	 * @return whether the outcome was recorded; {@code false} for a late completion that was not written
 	 */
 	@Override
-	public boolean recordSucceeded(IdempotencyKey key, String resultJson) {
-		return recordOutcome(key, LedgerStatus.SUCCEEDED, resultJson, null);
+	public boolean recordSucceeded(Claim.Won claim, String resultJson) {
+		return recordOutcome(claim, LedgerStatus.SUCCEEDED, resultJson, null);
 	}
 
 	/**
@@ -325,46 +328,51 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 * @return whether the outcome was recorded; {@code false} for a late completion
 	 */
 	@Override
-	public boolean recordSucceededWithoutResult(IdempotencyKey key, String reason) {
-		return recordOutcome(key, LedgerStatus.SUCCEEDED, null, reason);
+	public boolean recordSucceededWithoutResult(Claim.Won claim, String reason) {
+		return recordOutcome(claim, LedgerStatus.SUCCEEDED, null, reason);
 	}
 
 	/**
 	 * Records that the claimed call definitely did not take effect. A repeat of it is answered as a
 	 * previous failure and not executed.
+	 * @param claim the claim this call won
+	 * @param error what went wrong
 	 * @return whether the outcome was recorded; {@code false} for a late completion
 	 */
 	@Override
-	public boolean recordFailed(IdempotencyKey key, String error) {
-		return recordOutcome(key, LedgerStatus.FAILED, null, error);
+	public boolean recordFailed(Claim.Won claim, String error) {
+		return recordOutcome(claim, LedgerStatus.FAILED, null, error);
 	}
 
 	/**
 	 * Records that the claimed call ended without telling whether it took effect (a timeout, an I/O error).
 	 * The reconciler resolves it.
+	 * @param claim the claim this call won
+	 * @param error what went wrong
 	 * @return whether the outcome was recorded; {@code false} for a late completion
 	 */
 	@Override
-	public boolean recordUnknown(IdempotencyKey key, String error) {
-		return recordOutcome(key, LedgerStatus.UNKNOWN, null, error);
+	public boolean recordUnknown(Claim.Won claim, String error) {
+		return recordOutcome(claim, LedgerStatus.UNKNOWN, null, error);
 	}
 
-	private boolean recordOutcome(IdempotencyKey key, LedgerStatus outcome, String resultJson, String error) {
-		// A call that claimed here and has recorded nothing yet still holds its claim, on the row of this id. A
-		// call claimed through another ledger object is written by its key.
-		Running running = this.inFlight.get(key);
-		if (running != null && this.pending != null
-				&& this.pending.offer(running.outcome(key, outcome, resultJson, LedgerRows.truncate(error)))) {
+	private boolean recordOutcome(Claim.Won claim, LedgerStatus outcome, String resultJson, String error) {
+		Objects.requireNonNull(claim, "claim");
+		// A call that claimed here and has recorded nothing yet is in flight, under the id of its row, and holds its
+		// claim. One claimed through another ledger object is written on its row all the same, by the claim's id, on
+		// the caller's path; never over a reconciler's failure, which this ledger cannot tell it held its claim for.
+		LedgerEntry held = this.inFlight.outcome(claim, outcome, resultJson, LedgerRows.truncate(error));
+		if (held != null && this.pending != null && this.pending.offer(held)) {
 			// Written behind the caller; until then the call is beaten for as running, and answered from memory.
 			return true;
 		}
 		try {
-			return this.outcomes.write(key, (running != null) ? running.rowId() : null, outcome, resultJson, error);
+			return this.outcomes.write(claim.key(), claim.rowId(), held != null, outcome, resultJson, error);
 		}
 		finally {
 			// Recorded or not, the call has ended here: a row left attempting is the reconciler's, not ours.
-			if (running != null) {
-				this.inFlight.remove(key, running);
+			if (held != null) {
+				this.inFlight.ended(claim.key(), claim.rowId());
 			}
 		}
 	}
@@ -381,10 +389,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 
 	/** A call whose outcome has been written, or given up on: no longer beaten for, nor answered from memory. */
 	private void ended(LedgerEntry outcome) {
-		Running running = this.inFlight.get(outcome.key());
-		if (running != null && running.rowId() == outcome.id()) {
-			this.inFlight.remove(outcome.key(), running);
-		}
+		this.inFlight.ended(outcome.key(), outcome.id());
 		this.pending.written(outcome);
 	}
 
@@ -399,7 +404,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	public int heartbeat() {
 		// The first beat takes the heartbeat's own connection, before the calls it protects can exhaust the pool.
 		this.heartbeatConnection.reserve();
-		List<Long> rows = this.inFlight.values().stream().map(Running::rowId).toList();
+		List<Long> rows = this.inFlight.rows();
 		int marked = 0;
 		for (int from = 0; from < rows.size(); from += HEARTBEAT_BATCH) {
 			List<Long> batch = rows.subList(from, Math.min(rows.size(), from + HEARTBEAT_BATCH));
@@ -416,11 +421,24 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	/**
 	 * The row of a key, if there is one: as committed, read on a connection of the ledger's own. A row whose
 	 * outcome waits to be written behind its caller is still attempting here ({@link #writePendingOutcomes()}
-	 * writes it).
+	 * writes it; {@link #findLatest} reads it with that outcome).
 	 */
 	@Override
 	public Optional<LedgerEntry> find(IdempotencyKey key) {
 		return this.transactions.committed(() -> this.statements.find(key));
+	}
+
+	/**
+	 * The row of a key as a repeat made here now is answered from: where the call of the key's latest claim here
+	 * has succeeded or failed and its outcome waits to be written behind its caller, the row with that outcome
+	 * (without its times, which are the database's and not yet known), read from memory; else the row as
+	 * {@link #find} reads it. A repeat that waits for a running call reads it, so that it is answered as soon as
+	 * the call settles here, as a repeat made then would be.
+	 */
+	@Override
+	public Optional<LedgerEntry> findLatest(IdempotencyKey key) {
+		LedgerEntry waiting = waitingOutcome(key);
+		return (waiting != null) ? Optional.of(waiting) : find(key);
 	}
 
 	/**
@@ -660,21 +678,6 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		finally {
 			this.heartbeatConnection.close();
 		}
-	}
-
-	/** A call this instance claimed: the row its claim won, and what a repeat compares or is answered from. */
-	private record Running(long rowId, String runId, String userId, String tool, String arguments) {
-
-		Running(long rowId, ClaimRequest request, String storedArguments) {
-			this(rowId, request.runId(), request.userId(), request.tool(), storedArguments);
-		}
-
-		/** The row with this outcome, as it will be written; its times are the database's, not yet known. */
-		LedgerEntry outcome(IdempotencyKey key, LedgerStatus status, String resultJson, String error) {
-			return new LedgerEntry(this.rowId, key, this.runId, this.userId, this.tool, this.arguments, status,
-					resultJson, error, null, null, 0, 0, null);
-		}
-
 	}
 
 }

@@ -46,12 +46,6 @@ final class LedgerStatements {
 	/** The outcome of a call, written to the row its claim won, by the row's id. */
 	final String recordOutcome;
 
-	/**
-	 * The outcome of a call whose row's id this ledger does not know (it was claimed through another ledger
-	 * object), by its key.
-	 */
-	final String recordOutcomeByKey;
-
 	/** A success written over a failure that a reconciler recorded while the call still ran, by the row's id. */
 	final String overturnFailure;
 
@@ -103,12 +97,10 @@ final class LedgerStatements {
 		this.claim = dialect.claim(table);
 		this.findClaimed = this.readPrefix + "SELECT " + ANSWER_COLUMNS + " FROM " + table + " WHERE idempotency_key = ?";
 		this.findByKey = this.readPrefix + "SELECT " + COLUMNS + " FROM " + table + " WHERE idempotency_key = ?";
-		// Only the attempt holding the claim records its outcome: it expects the row still attempting. The rows a
-		// claim won are written by their id, through the primary key.
-		String outcome = "UPDATE " + table + " SET status = ?, result = " + dialect.json() + ", error = ?,"
-				+ " finished_at = " + now + " WHERE ";
-		this.recordOutcome = outcome + "id = ? AND " + STILL_ATTEMPTING;
-		this.recordOutcomeByKey = outcome + "idempotency_key = ? AND " + STILL_ATTEMPTING;
+		// Only the attempt holding the claim records its outcome: it expects the row still attempting. The row a
+		// claim won is written by its id, through the primary key: never another claim's row of the same key.
+		this.recordOutcome = "UPDATE " + table + " SET status = ?, result = " + dialect.json() + ", error = ?,"
+				+ " finished_at = " + now + " WHERE id = ? AND " + STILL_ATTEMPTING;
 		// 'failed' is none of the partial index's statuses: this condition cannot lead a planner to it either.
 		this.overturnFailure = "UPDATE " + table + " SET status = 'succeeded', result = " + dialect.json()
 				+ ", error = ?, finished_at = " + now + " WHERE id = ? AND status = 'failed'";

@@ -36,25 +36,30 @@ final class OutcomeWrites {
 	}
 
 	/**
-	 * Writes an outcome now, on the row of the call's claim (by key where the claim was made through another
-	 * ledger object). A write that loses a deadlock (on Galera, fails certification) is made again.
-	 * @param rowId the id of the row the call's claim won, or {@code null} where it is not known here
+	 * Writes an outcome now, on the row the call's claim won, by its id. A write that loses a deadlock (on Galera,
+	 * fails certification) is made again.
+	 * @param rowId the id of the row the call's claim won
+	 * @param holdsClaim whether the call still holds its claim (it was claimed through this ledger, and has
+	 * recorded nothing yet): only then may a success overturn a failure
 	 * @return whether it was written; {@code false} for a late completion
 	 */
-	boolean write(IdempotencyKey key, Long rowId, LedgerStatus outcome, String resultJson, String error) {
+	boolean write(IdempotencyKey key, long rowId, boolean holdsClaim, LedgerStatus outcome, String resultJson,
+			String error) {
 		int updated = this.transactions.committedAgainAfterDeadlocks(
-				() -> this.statements.writeOutcome(key, rowId, outcome, resultJson, error));
-		return updated == 1 || notWritten(key, rowId, outcome, resultJson, error);
+				() -> this.statements.writeOutcome(rowId, outcome, resultJson, error));
+		return updated == 1 || notWritten(key, rowId, holdsClaim, outcome, resultJson, error);
 	}
 
 	/**
 	 * An outcome whose row was no longer attempting. Only a reconciler (or a person) can have settled a row
 	 * whose claim this call holds: a failure it wrote meant that no effect was found while the call still ran,
-	 * and a success overturns it. Anything else is a late completion.
+	 * and a success overturns it. Anything else (a row deleted, a second outcome of one call) is a late
+	 * completion.
 	 * @return whether the success was written over a failure
 	 */
-	private boolean notWritten(IdempotencyKey key, Long rowId, LedgerStatus outcome, String resultJson, String error) {
-		if (outcome == LedgerStatus.SUCCEEDED && rowId != null) {
+	private boolean notWritten(IdempotencyKey key, long rowId, boolean holdsClaim, LedgerStatus outcome,
+			String resultJson, String error) {
+		if (outcome == LedgerStatus.SUCCEEDED && holdsClaim) {
 			int overturned = this.transactions.committedAgainAfterDeadlocks(
 					() -> this.statements.overturnFailure(rowId, resultJson, error));
 			if (overturned == 1) {
@@ -68,7 +73,7 @@ final class OutcomeWrites {
 				return true;
 			}
 		}
-		this.statements.lateCompletion(key, outcome);
+		this.statements.lateCompletion(key, rowId, outcome);
 		return false;
 	}
 
@@ -111,7 +116,7 @@ final class OutcomeWrites {
 			LedgerEntry outcome = batch.get(i);
 			try {
 				if (updated[i] != 1 && !writtenAsBatched(outcome, updated[i])) {
-					notWritten(outcome.key(), outcome.id(), outcome.status(), outcome.result(), outcome.error());
+					notWritten(outcome.key(), outcome.id(), true, outcome.status(), outcome.result(), outcome.error());
 				}
 			}
 			catch (RuntimeException ex) {
@@ -139,14 +144,14 @@ final class OutcomeWrites {
 	/** An outcome of a batch that failed, written on its own. */
 	private void writeAlone(LedgerEntry outcome) {
 		try {
-			write(outcome.key(), outcome.id(), outcome.status(), outcome.result(), outcome.error());
+			write(outcome.key(), outcome.id(), true, outcome.status(), outcome.result(), outcome.error());
 		}
 		catch (RuntimeException ex) {
 			if (outcome.status() == LedgerStatus.SUCCEEDED && outcome.result() != null
 					&& DatabaseErrors.isRefusedData(ex)) {
 				try {
 					// Never a stored null that a replay would pass off as the result: the row says it is missing.
-					write(outcome.key(), outcome.id(), LedgerStatus.SUCCEEDED, null, REFUSED_RESULT);
+					write(outcome.key(), outcome.id(), true, LedgerStatus.SUCCEEDED, null, REFUSED_RESULT);
 					logger.atWarn()
 						.addKeyValue("idempotency.tool", outcome.tool())
 						.addKeyValue("idempotency.key", outcome.key().value())

@@ -11,16 +11,16 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
-import io.idempotency.key.IdempotencyKey;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The outcomes of calls whose callers have been answered and whose rows are not yet written: a bounded queue
  * that a thread of its own drains in batches, each due once its oldest outcome has waited the delay (or once
- * a batch is full), and a lookup by key that answers a repeat on this instance meanwhile. An outcome stays found until
- * the writer has handled it, so a repeat finds it either here or in the table. Each outcome is the row it will
- * be written to, with the outcome's status, result and error.
+ * a batch is full), and a lookup by the id of its row that answers a repeat on this instance meanwhile (the ledger
+ * knows which row of a key its latest claim here won). An outcome stays found until the writer has handled it, so
+ * a repeat finds it either here or in the table. Each outcome is the row it will be written to, with the
+ * outcome's status, result and error.
  */
 final class PendingOutcomes {
 
@@ -43,7 +43,8 @@ final class PendingOutcomes {
 
 	private final Consumer<LedgerEntry> abandoned;
 
-	private final Map<IdempotencyKey, LedgerEntry> byKey = new ConcurrentHashMap<>();
+	/** By the id of the row each is written to: never one claim's outcome for another's of the same key. */
+	private final Map<Long, LedgerEntry> byRow = new ConcurrentHashMap<>();
 
 	private final ReentrantLock lock = new ReentrantLock();
 
@@ -93,7 +94,7 @@ final class PendingOutcomes {
 			if (this.closed || this.queued.size() >= this.capacity) {
 				return false;
 			}
-			this.byKey.put(outcome.key(), outcome);
+			this.byRow.put(outcome.id(), outcome);
 			this.queued.addLast(new Queued(outcome, System.nanoTime()));
 			if (this.queued.size() == 1 || this.queued.size() >= this.batchSize) {
 				this.arrived.signal();
@@ -105,19 +106,19 @@ final class PendingOutcomes {
 		}
 	}
 
-	/** The outcome of this key that waits to be written, or {@code null}. */
-	LedgerEntry find(IdempotencyKey key) {
-		return this.byKey.get(key);
+	/** The outcome that waits to be written to the row of this id, or {@code null}. */
+	LedgerEntry find(long rowId) {
+		return this.byRow.get(rowId);
 	}
 
 	/** Forgets an outcome that has been written, or given up on: the table answers from now on. */
 	void written(LedgerEntry outcome) {
-		this.byKey.remove(outcome.key(), outcome);
+		this.byRow.remove(outcome.id(), outcome);
 	}
 
 	/** How many outcomes wait to be written or are being written. */
 	int size() {
-		return this.byKey.size();
+		return this.byRow.size();
 	}
 
 	/**

@@ -86,6 +86,17 @@ abstract class LedgerContractTests {
 		return request(runId, USER, arguments);
 	}
 
+	/** Claims each request, each of which must win, in order. */
+	static List<Claim.Won> claimAll(CallLedger ledger, ClaimRequest... requests) {
+		return java.util.Arrays.stream(requests).map((request) -> won(ledger.claim(request))).toList();
+	}
+
+	/** The claim, which must have won: its outcome is recorded with it. */
+	static Claim.Won won(Claim claim) {
+		assertThat(claim).isInstanceOf(Claim.Won.class);
+		return (Claim.Won) claim;
+	}
+
 	static ClaimRequest request(String runId, String userId, String arguments) {
 		return new ClaimRequest(IdempotencyKeys.derive("open_ticket", arguments, runId), runId, userId, "open_ticket",
 				arguments);
@@ -99,9 +110,10 @@ abstract class LedgerContractTests {
 	void theFirstClaimWinsAndLeavesTheRowAttempting() {
 		ClaimRequest request = request("r1", ARGUMENTS);
 
-		assertThat(this.ledger.claim(request)).isEqualTo(new Claim.Won(request.key()));
+		Claim claim = this.ledger.claim(request);
 
 		LedgerEntry entry = this.ledger.find(request.key()).orElseThrow();
+		assertThat(claim).isEqualTo(new Claim.Won(request.key(), entry.id()));
 		assertThat(entry.status()).isEqualTo(LedgerStatus.ATTEMPTING);
 		assertThat(entry.runId()).isEqualTo("r1");
 		assertThat(entry.userId()).isEqualTo(USER);
@@ -114,8 +126,8 @@ abstract class LedgerContractTests {
 	@Test
 	void aRepeatOfASucceededCallIsAReplayOfTheStoredResult() {
 		ClaimRequest request = request("r1", ARGUMENTS);
-		this.ledger.claim(request);
-		this.ledger.recordSucceeded(request.key(), "{\"ticketId\":\"T-1001\"}");
+		Claim.Won won = won(this.ledger.claim(request));
+		this.ledger.recordSucceeded(won, "{\"ticketId\":\"T-1001\"}");
 
 		Claim repeat = this.ledger.claim(request);
 
@@ -126,8 +138,8 @@ abstract class LedgerContractTests {
 	@Test
 	void aRepeatOfAFailedCallIsAPreviousFailureAndDoesNotExecute() {
 		ClaimRequest request = request("r1", ARGUMENTS);
-		this.ledger.claim(request);
-		this.ledger.recordFailed(request.key(), "account is closed");
+		Claim.Won won = won(this.ledger.claim(request));
+		this.ledger.recordFailed(won, "account is closed");
 
 		assertThat(this.ledger.claim(request)).isInstanceOfSatisfying(Claim.PreviousAttemptFailed.class,
 				(failed) -> assertThat(failed.error()).isEqualTo("account is closed"));
@@ -146,8 +158,8 @@ abstract class LedgerContractTests {
 	@Test
 	void aRepeatOfACallWithAnUnknownOutcomeIsInProgressNotAFailure() {
 		ClaimRequest request = request("r1", ARGUMENTS);
-		this.ledger.claim(request);
-		this.ledger.recordUnknown(request.key(), "read timed out");
+		Claim.Won won = won(this.ledger.claim(request));
+		this.ledger.recordUnknown(won, "read timed out");
 
 		assertThat(this.ledger.claim(request)).isInstanceOf(Claim.InProgress.class);
 	}
@@ -191,11 +203,11 @@ abstract class LedgerContractTests {
 		ClaimRequest succeeded = request("r1", "{\"n\":1}");
 		ClaimRequest failed = request("r1", "{\"n\":2}");
 		ClaimRequest unknown = request("r1", "{\"n\":3}");
-		List.of(succeeded, failed, unknown).forEach(ledger::claim);
+		List<Claim.Won> won = claimAll(ledger, succeeded, failed, unknown);
 
-		assertThat(ledger.recordSucceeded(succeeded.key(), "{\"ticketId\":\"T-1\"}")).isTrue();
-		assertThat(ledger.recordFailed(failed.key(), "rejected")).isTrue();
-		assertThat(ledger.recordUnknown(unknown.key(), "timed out")).isTrue();
+		assertThat(ledger.recordSucceeded(won.get(0), "{\"ticketId\":\"T-1\"}")).isTrue();
+		assertThat(ledger.recordFailed(won.get(1), "rejected")).isTrue();
+		assertThat(ledger.recordUnknown(won.get(2), "timed out")).isTrue();
 
 		assertThat(this.ledger.claim(succeeded)).isInstanceOf(Claim.Replay.class);
 		assertThat(this.ledger.claim(failed)).isInstanceOf(Claim.PreviousAttemptFailed.class);
@@ -208,8 +220,8 @@ abstract class LedgerContractTests {
 		ClaimRequest resolved = request("r1", "{\"n\":1}");
 		ClaimRequest postponed = request("r1", "{\"n\":2}");
 		ClaimRequest purged = request("r1", "{\"n\":3}");
-		List.of(resolved, postponed, purged).forEach(this.ledger::claim);
-		this.ledger.recordSucceeded(purged.key(), "1");
+		List<Claim.Won> won = claimAll(this.ledger, resolved, postponed, purged);
+		this.ledger.recordSucceeded(won.get(2), "1");
 		Map<IdempotencyKey, LedgerEntry> leased = new java.util.HashMap<>();
 		ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(5)).forEach((e) -> leased.put(e.key(), e));
 
@@ -271,8 +283,8 @@ abstract class LedgerContractTests {
 	@Test
 	void aCallStopsBeatingOnceItsOutcomeIsRecorded() {
 		ClaimRequest request = request("r1", ARGUMENTS);
-		this.ledger.claim(request);
-		this.ledger.recordUnknown(request.key(), "timed out");
+		Claim.Won won = won(this.ledger.claim(request));
+		this.ledger.recordUnknown(won, "timed out");
 
 		assertThat(this.ledger.inFlight()).isZero();
 		assertThat(this.ledger.heartbeat()).isZero();
@@ -322,12 +334,12 @@ abstract class LedgerContractTests {
 		ClaimRequest failed = request("r1", "{\"n\":2}");
 		ClaimRequest unknown = request("r1", "{\"n\":3}");
 		ClaimRequest returnsNothing = request("r1", "{\"n\":4}");
-		List.of(succeeded, failed, unknown, returnsNothing).forEach(this.ledger::claim);
+		List<Claim.Won> won = claimAll(this.ledger, succeeded, failed, unknown, returnsNothing);
 
-		assertThat(this.ledger.recordSucceeded(succeeded.key(), "[1,2]")).isTrue();
-		assertThat(this.ledger.recordFailed(failed.key(), "rejected")).isTrue();
-		assertThat(this.ledger.recordUnknown(unknown.key(), "timed out")).isTrue();
-		assertThat(this.ledger.recordSucceeded(returnsNothing.key(), null)).isTrue();
+		assertThat(this.ledger.recordSucceeded(won.get(0), "[1,2]")).isTrue();
+		assertThat(this.ledger.recordFailed(won.get(1), "rejected")).isTrue();
+		assertThat(this.ledger.recordUnknown(won.get(2), "timed out")).isTrue();
+		assertThat(this.ledger.recordSucceeded(won.get(3), null)).isTrue();
 
 		assertThat(this.ledger.find(succeeded.key()).orElseThrow()).satisfies((e) -> {
 			assertThat(e.status()).isEqualTo(LedgerStatus.SUCCEEDED);
@@ -346,10 +358,10 @@ abstract class LedgerContractTests {
 	@Test
 	void anOutcomeIsRecordedOnlyOnce() {
 		ClaimRequest request = request("r1", ARGUMENTS);
-		this.ledger.claim(request);
-		assertThat(this.ledger.recordSucceeded(request.key(), "1")).isTrue();
+		Claim.Won won = won(this.ledger.claim(request));
+		assertThat(this.ledger.recordSucceeded(won, "1")).isTrue();
 
-		assertThat(this.ledger.recordFailed(request.key(), "too late")).isFalse();
+		assertThat(this.ledger.recordFailed(won, "too late")).isFalse();
 
 		assertThat(this.ledger.find(request.key()).orElseThrow().status()).isEqualTo(LedgerStatus.SUCCEEDED);
 		assertThat(this.ledger.lateCompletions()).isEqualTo(1);
@@ -358,45 +370,88 @@ abstract class LedgerContractTests {
 	@Test
 	void anOutcomeIsWrittenToTheRowItsClaimWonNotToALaterClaimOfTheSameKey() {
 		ClaimRequest request = request("r1", ARGUMENTS);
-		assertThat(this.ledger.claim(request)).isInstanceOf(Claim.Won.class);
-		long won = this.ledger.find(request.key()).orElseThrow().id();
+		Claim.Won won = won(this.ledger.claim(request));
+		assertThat(won.rowId()).isEqualTo(this.ledger.find(request.key()).orElseThrow().id());
 		// The row is gone (deleted by hand), and another instance claims the key anew while this call still runs.
-		this.jdbc.update("DELETE FROM " + TABLE + " WHERE id = ?", won);
+		this.jdbc.update("DELETE FROM " + TABLE + " WHERE id = ?", won.rowId());
 		JdbcLedger other = new JdbcLedger(this.dataSource, TABLE, Redaction.defaults());
-		assertThat(other.claim(request)).isInstanceOf(Claim.Won.class);
+		Claim.Won reclaim = won(other.claim(request));
 		long reclaimed = this.ledger.find(request.key()).orElseThrow().id();
-		assertThat(reclaimed).isNotEqualTo(won);
+		assertThat(reclaimed).isEqualTo(reclaim.rowId()).isNotEqualTo(won.rowId());
 
-		assertThat(this.ledger.recordSucceeded(request.key(), "{\"ticketId\":\"T-1\"}")).isFalse();
+		assertThat(this.ledger.recordSucceeded(won, "{\"ticketId\":\"T-1\"}")).isFalse();
 		assertThat(this.ledger.find(request.key()).orElseThrow()).satisfies((entry) -> {
 			assertThat(entry.id()).isEqualTo(reclaimed);
 			assertThat(entry.status()).as("the other instance's call, still running").isEqualTo(LedgerStatus.ATTEMPTING);
 		});
 		assertThat(this.ledger.lateCompletions()).isEqualTo(1);
-		assertThat(other.recordFailed(request.key(), "declined")).isTrue();
+		assertThat(other.recordFailed(reclaim, "declined")).isTrue();
+	}
+
+	/**
+	 * A row deleted by hand while its call runs, and its key claimed again on the same instance: the first call's
+	 * outcome belongs to the row its claim won, which is gone, and never lands on the second claim's row.
+	 */
+	@ParameterizedTest(name = "the first call {0}")
+	@ValueSource(strings = { "succeeded", "failed", "unknown" })
+	void anOutcomeIsNeverWrittenToTheRowOfALaterClaimOfItsKeyOnTheSameInstance(String firstOutcome) {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		Claim.Won first = won(this.ledger.claim(request));
+		this.jdbc.update("DELETE FROM " + TABLE + " WHERE id = ?", first.rowId());
+		Claim.Won second = won(this.ledger.claim(request));
+		long secondRow = this.ledger.find(request.key()).orElseThrow().id();
+		assertThat(second.rowId()).isEqualTo(secondRow).isNotEqualTo(first.rowId());
+
+		assertThat(record(this.ledger, first, firstOutcome)).as("a late completion: its row is gone").isFalse();
+
+		assertThat(this.ledger.find(request.key()).orElseThrow()).satisfies((entry) -> {
+			assertThat(entry.id()).isEqualTo(secondRow);
+			assertThat(entry.status()).as("the second call, still running").isEqualTo(LedgerStatus.ATTEMPTING);
+		});
+		assertThat(this.ledger.inFlight()).isEqualTo(1);
+		assertThat(this.ledger.heartbeat()).as("the second call's row, beaten for").isEqualTo(1);
+		assertThat(this.ledger.recordSucceeded(second, "{\"ticketId\":\"T-2\"}")).isTrue();
+		assertThat(this.ledger.find(request.key()).orElseThrow()).satisfies((entry) -> {
+			assertThat(entry.id()).isEqualTo(secondRow);
+			assertThat(entry.status()).isEqualTo(LedgerStatus.SUCCEEDED);
+			assertThat(entry.result()).isEqualToIgnoringWhitespace("{\"ticketId\":\"T-2\"}");
+		});
+		assertThat(this.ledger.lateCompletions()).isEqualTo(1);
+		assertThat(this.ledger.lateSuccesses()).isZero();
+		assertThat(this.ledger.inFlight()).isZero();
+	}
+
+	/** Records an outcome of the status named, with a result or an error as that status has. */
+	static boolean record(CallLedger ledger, Claim.Won claim, String outcome) {
+		return switch (LedgerStatus.ofColumnValue(outcome)) {
+			case SUCCEEDED -> ledger.recordSucceeded(claim, "{\"ticketId\":\"T-1\"}");
+			case FAILED -> ledger.recordFailed(claim, "java.lang.IllegalStateException: declined");
+			case UNKNOWN -> ledger.recordUnknown(claim, "java.net.SocketTimeoutException: Read timed out");
+			case ATTEMPTING -> throw new IllegalArgumentException(outcome);
+		};
 	}
 
 	@Test
-	void anOutcomeOfACallClaimedThroughAnotherLedgerObjectIsWrittenByItsKey() {
+	void anOutcomeOfACallClaimedThroughAnotherLedgerObjectIsWrittenToTheRowItsClaimWon() {
 		ClaimRequest request = request("r1", ARGUMENTS);
 		JdbcLedger other = new JdbcLedger(this.dataSource, TABLE, Redaction.defaults());
-		assertThat(other.claim(request)).isInstanceOf(Claim.Won.class);
+		Claim.Won won = won(other.claim(request));
 
-		assertThat(this.ledger.recordUnknown(request.key(), "timed out")).isTrue();
+		assertThat(this.ledger.recordUnknown(won, "timed out")).isTrue();
 
 		assertThat(this.ledger.find(request.key()).orElseThrow().status()).isEqualTo(LedgerStatus.UNKNOWN);
-		assertThat(other.recordSucceeded(request.key(), "1")).as("already recorded").isFalse();
+		assertThat(other.recordSucceeded(won, "1")).as("already recorded").isFalse();
 	}
 
 	@Test
 	void aLateFailureAfterTheReconcilerResolvedTheRowIsReportedNotWritten() {
 		ClaimRequest request = request("r1", ARGUMENTS);
-		this.ledger.claim(request);
+		Claim.Won won = won(this.ledger.claim(request));
 		LedgerEntry leased = this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(1)).get(0);
 		assertThat(this.ledger.resolveFailed(leased, "no ticket found")).isTrue();
 
-		assertThat(this.ledger.recordFailed(request.key(), "the ticket system refused")).isFalse();
-		assertThat(this.ledger.recordUnknown(request.key(), "timed out")).isFalse();
+		assertThat(this.ledger.recordFailed(won, "the ticket system refused")).isFalse();
+		assertThat(this.ledger.recordUnknown(won, "timed out")).isFalse();
 
 		LedgerEntry entry = this.ledger.find(request.key()).orElseThrow();
 		assertThat(entry.status()).isEqualTo(LedgerStatus.FAILED);
@@ -408,13 +463,13 @@ abstract class LedgerContractTests {
 	@Test
 	void aLateSuccessAfterTheReconcilerResolvedTheRowFailedIsWrittenOverThatFailure() {
 		ClaimRequest request = request("r1", ARGUMENTS);
-		this.ledger.claim(request);
+		Claim.Won won = won(this.ledger.claim(request));
 		LedgerEntry leased = this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(1)).get(0);
 		assertThat(this.ledger.resolveFailed(leased, "no ticket found")).isTrue();
 		assertThat(this.ledger.claim(request)).as("answered from the reconciler's failure meanwhile")
 			.isInstanceOf(Claim.PreviousAttemptFailed.class);
 
-		assertThat(this.ledger.recordSucceeded(request.key(), "{\"ticketId\":\"T-1\"}")).isTrue();
+		assertThat(this.ledger.recordSucceeded(won, "{\"ticketId\":\"T-1\"}")).isTrue();
 
 		LedgerEntry entry = this.ledger.find(request.key()).orElseThrow();
 		assertThat(entry.status()).isEqualTo(LedgerStatus.SUCCEEDED);
@@ -429,15 +484,15 @@ abstract class LedgerContractTests {
 	@Test
 	void aLateSuccessLeavesWhatTheReconcilerFoundAndAFailureTheCallRecordedItself() {
 		ClaimRequest found = request("r1", ARGUMENTS);
-		this.ledger.claim(found);
+		Claim.Won foundClaim = won(this.ledger.claim(found));
 		LedgerEntry leased = this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(1)).get(0);
 		assertThat(this.ledger.resolveSucceeded(leased, "{\"ticketId\":\"T-FOUND\"}")).isTrue();
 		ClaimRequest failed = request("r2", ARGUMENTS);
-		this.ledger.claim(failed);
-		this.ledger.recordFailed(failed.key(), "refused");
+		Claim.Won failedClaim = won(this.ledger.claim(failed));
+		this.ledger.recordFailed(failedClaim, "refused");
 
-		assertThat(this.ledger.recordSucceeded(found.key(), "{\"ticketId\":\"T-LATE\"}")).isFalse();
-		assertThat(this.ledger.recordSucceeded(failed.key(), "{\"ticketId\":\"T-LATE\"}")).isFalse();
+		assertThat(this.ledger.recordSucceeded(foundClaim, "{\"ticketId\":\"T-LATE\"}")).isFalse();
+		assertThat(this.ledger.recordSucceeded(failedClaim, "{\"ticketId\":\"T-LATE\"}")).isFalse();
 
 		assertThat(this.ledger.find(found.key()).orElseThrow().result()).contains("T-FOUND");
 		assertThat(this.ledger.find(failed.key()).orElseThrow().status()).as("only the claim holder records, once")
@@ -492,8 +547,8 @@ abstract class LedgerContractTests {
 	@Test
 	void aLongErrorIsCut() {
 		ClaimRequest request = request("r1", ARGUMENTS);
-		this.ledger.claim(request);
-		this.ledger.recordFailed(request.key(), "x".repeat(10_000));
+		Claim.Won won = won(this.ledger.claim(request));
+		this.ledger.recordFailed(won, "x".repeat(10_000));
 
 		assertThat(this.ledger.find(request.key()).orElseThrow().error()).hasSize(JdbcLedger.MAX_ERROR_LENGTH);
 	}
@@ -516,8 +571,8 @@ abstract class LedgerContractTests {
 	@Test
 	void aClaimThatLosesToAnotherUsersRowLearnsNothingOfIt() {
 		ClaimRequest mine = request("shared-run", "user-a", ARGUMENTS);
-		this.ledger.claim(mine);
-		this.ledger.recordSucceeded(mine.key(), "{\"ticketId\":\"T-SECRET\"}");
+		Claim.Won mineClaim = won(this.ledger.claim(mine));
+		this.ledger.recordSucceeded(mineClaim, "{\"ticketId\":\"T-SECRET\"}");
 
 		assertThat(this.ledger.claim(request("shared-run", "user-b", ARGUMENTS)))
 			.isEqualTo(new Claim.HeldByAnotherUser(mine.key()));
@@ -528,8 +583,8 @@ abstract class LedgerContractTests {
 	@Test
 	void aRowWithoutAUserIsAnsweredOnlyToCallsWithoutAUser() {
 		ClaimRequest anonymous = request("r1", null, ARGUMENTS);
-		this.ledger.claim(anonymous);
-		this.ledger.recordSucceeded(anonymous.key(), "1");
+		Claim.Won anonymousClaim = won(this.ledger.claim(anonymous));
+		this.ledger.recordSucceeded(anonymousClaim, "1");
 
 		assertThat(this.ledger.claim(request("r1", null, ARGUMENTS))).isInstanceOf(Claim.Replay.class);
 		assertThat(this.ledger.claim(request("r1", "user-a", ARGUMENTS))).isInstanceOf(Claim.HeldByAnotherUser.class);
@@ -544,8 +599,8 @@ abstract class LedgerContractTests {
 				""";
 		ClaimRequest request = new ClaimRequest(IdempotencyKeys.derive("open_ticket", arguments, "r1"), "r1", USER,
 				"open_ticket", arguments, Set.of("ssn"));
-		this.ledger.claim(request);
-		this.ledger.recordFailed(request.key(), "rejected");
+		Claim.Won won = won(this.ledger.claim(request));
+		this.ledger.recordFailed(won, "rejected");
 
 		String everything = this.jdbc.queryForList("SELECT * FROM " + TABLE).toString();
 		assertThat(everything).contains("Henderson", "eu", Redaction.REDACTED)
@@ -574,8 +629,8 @@ abstract class LedgerContractTests {
 	@Test
 	void replaysAreCountedInMemoryAndWrittenByAFlush() {
 		ClaimRequest request = request("r1", ARGUMENTS);
-		this.ledger.claim(request);
-		this.ledger.recordSucceeded(request.key(), "1");
+		Claim.Won won = won(this.ledger.claim(request));
+		this.ledger.recordSucceeded(won, "1");
 		for (int i = 0; i < 5; i++) {
 			this.ledger.claim(request);
 		}
@@ -616,14 +671,15 @@ abstract class LedgerContractTests {
 	@Test
 	void staleRowsAreLeasedOldestFirstAndOnlyOnce() {
 		List<ClaimRequest> requests = new ArrayList<>();
+		List<Claim.Won> won = new ArrayList<>();
 		for (int i = 0; i < 5; i++) {
 			ClaimRequest request = request("r1", "{\"n\":" + i + "}");
-			this.ledger.claim(request);
+			won.add(won(this.ledger.claim(request)));
 			requests.add(request);
 		}
-		this.ledger.recordUnknown(requests.get(1).key(), "timed out");
-		this.ledger.recordSucceeded(requests.get(2).key(), "1");
-		this.ledger.recordFailed(requests.get(3).key(), "no");
+		this.ledger.recordUnknown(won.get(1), "timed out");
+		this.ledger.recordSucceeded(won.get(2), "1");
+		this.ledger.recordFailed(won.get(3), "no");
 
 		List<LedgerEntry> leased = this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(5));
 
@@ -651,8 +707,8 @@ abstract class LedgerContractTests {
 		ClaimRequest found = request("r1", "{\"n\":1}");
 		ClaimRequest notFound = request("r1", "{\"n\":2}");
 		this.ledger.claim(found);
-		this.ledger.claim(notFound);
-		this.ledger.recordUnknown(notFound.key(), "timed out");
+		Claim.Won notFoundClaim = won(this.ledger.claim(notFound));
+		this.ledger.recordUnknown(notFoundClaim, "timed out");
 		Map<IdempotencyKey, LedgerEntry> leased = new java.util.HashMap<>();
 		this.ledger.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(5)).forEach((e) -> leased.put(e.key(), e));
 
@@ -764,14 +820,15 @@ abstract class LedgerContractTests {
 	@Test
 	void countsByStatusOldestUnsettledAndRowsAwaitingAHuman() {
 		List<ClaimRequest> requests = new ArrayList<>();
+		List<Claim.Won> won = new ArrayList<>();
 		for (int i = 0; i < 4; i++) {
 			ClaimRequest request = request("r1", "{\"n\":" + i + "}");
-			this.ledger.claim(request);
+			won.add(won(this.ledger.claim(request)));
 			requests.add(request);
 		}
-		this.ledger.recordSucceeded(requests.get(0).key(), "1");
-		this.ledger.recordFailed(requests.get(1).key(), "no");
-		this.ledger.recordUnknown(requests.get(3).key(), "timed out");
+		this.ledger.recordSucceeded(won.get(0), "1");
+		this.ledger.recordFailed(won.get(1), "no");
+		this.ledger.recordUnknown(won.get(3), "timed out");
 
 		assertThat(this.ledger.countByStatus()).containsEntry(LedgerStatus.SUCCEEDED, 1L)
 			.containsEntry(LedgerStatus.FAILED, 1L)
@@ -792,11 +849,11 @@ abstract class LedgerContractTests {
 	void purgeDeletesSettledRowsInBatchesAndNeverUnsettledOnes() {
 		for (int i = 0; i < 25; i++) {
 			ClaimRequest request = request("r1", "{\"n\":" + i + "}");
-			this.ledger.claim(request);
+			Claim.Won won = won(this.ledger.claim(request));
 			switch (i % 5) {
-				case 0, 1 -> this.ledger.recordSucceeded(request.key(), "1");
-				case 2 -> this.ledger.recordFailed(request.key(), "no");
-				case 3 -> this.ledger.recordUnknown(request.key(), "timed out");
+				case 0, 1 -> this.ledger.recordSucceeded(won, "1");
+				case 2 -> this.ledger.recordFailed(won, "no");
+				case 3 -> this.ledger.recordUnknown(won, "timed out");
 				default -> {
 				}
 			}
@@ -814,14 +871,14 @@ abstract class LedgerContractTests {
 	void retentionCountsFromWhenACallWasSettledNotFromWhenItStarted() {
 		ClaimRequest settledLongAgo = request("r1", "{\"n\":1}");
 		ClaimRequest settledNow = request("r1", "{\"n\":2}");
-		this.ledger.claim(settledLongAgo);
-		this.ledger.recordSucceeded(settledLongAgo.key(), "1");
-		this.ledger.claim(settledNow);
+		Claim.Won settledLongAgoClaim = won(this.ledger.claim(settledLongAgo));
+		this.ledger.recordSucceeded(settledLongAgoClaim, "1");
+		Claim.Won settledNowClaim = won(this.ledger.claim(settledNow));
 		// Both started two hours ago; the first was settled then, the second is settled only now (by a late
 		// reconcile, or a person).
 		this.jdbc.update("UPDATE " + TABLE + " SET started_at = started_at - INTERVAL '2' HOUR,"
 				+ " finished_at = finished_at - INTERVAL '2' HOUR");
-		this.ledger.recordSucceeded(settledNow.key(), "2");
+		this.ledger.recordSucceeded(settledNowClaim, "2");
 
 		assertThat(this.ledger.purgeSettled(Duration.ofHours(1), 10)).isEqualTo(1);
 
@@ -854,12 +911,12 @@ abstract class LedgerContractTests {
 						ClaimRequest request = requests.get(random.nextInt(requests.size()));
 						Claim claim = this.ledger.claim(request);
 						answers.computeIfAbsent(claim.getClass(), (c) -> new AtomicInteger()).incrementAndGet();
-						if (claim instanceof Claim.Won) {
+						if (claim instanceof Claim.Won won) {
 							winners.computeIfAbsent(request.key(), (k) -> new AtomicInteger()).incrementAndGet();
 							switch (random.nextInt(3)) {
-								case 0 -> this.ledger.recordSucceeded(request.key(), "1");
-								case 1 -> this.ledger.recordFailed(request.key(), "no");
-								default -> this.ledger.recordUnknown(request.key(), "timed out");
+								case 0 -> this.ledger.recordSucceeded(won, "1");
+								case 1 -> this.ledger.recordFailed(won, "no");
+								default -> this.ledger.recordUnknown(won, "timed out");
 							}
 						}
 					}
@@ -892,18 +949,17 @@ abstract class LedgerContractTests {
 		inRounds(threads, rounds, (run, thread) -> {
 			// Several calls of each thread in flight at once, as under load: each outcome is written while
 			// other threads' rows are attempting and new claims are arriving.
-			List<ClaimRequest> claimed = new ArrayList<>();
+			List<Claim.Won> claimed = new ArrayList<>();
 			for (int i = 0; i < callsPerThread; i++) {
 				ClaimRequest request = request(run, "{\"thread\":" + thread + ",\"n\":" + i + "}");
-				assertThat(this.ledger.claim(request)).isInstanceOf(Claim.Won.class);
-				claimed.add(request);
+				claimed.add(won(this.ledger.claim(request)));
 			}
 			for (int i = 0; i < claimed.size(); i++) {
-				IdempotencyKey key = claimed.get(i).key();
+				Claim.Won won = claimed.get(i);
 				boolean recorded = switch (i % 3) {
-					case 0 -> this.ledger.recordSucceeded(key, "{\"n\":" + i + "}");
-					case 1 -> this.ledger.recordFailed(key, "declined");
-					default -> this.ledger.recordUnknown(key, null);
+					case 0 -> this.ledger.recordSucceeded(won, "{\"n\":" + i + "}");
+					case 1 -> this.ledger.recordFailed(won, "declined");
+					default -> this.ledger.recordUnknown(won, null);
 				};
 				assertThat(recorded).isTrue();
 			}
@@ -925,8 +981,8 @@ abstract class LedgerContractTests {
 			for (int i = 0; i < callsPerThread; i++) {
 				ClaimRequest request = request(run, "{\"thread\":" + thread + ",\"n\":" + i + "}");
 				callers.executeWithoutResult((status) -> {
-					assertThat(joined.claim(request)).isInstanceOf(Claim.Won.class);
-					assertThat(joined.recordSucceeded(request.key(), "{}")).isTrue();
+					Claim.Won won = won(joined.claim(request));
+					assertThat(joined.recordSucceeded(won, "{}")).isTrue();
 				});
 			}
 		});
@@ -979,8 +1035,8 @@ abstract class LedgerContractTests {
 		CountingDataSource counting = new CountingDataSource(this.dataSource);
 		JdbcLedger ledger = cachingLedger(counting);
 		ClaimRequest succeeded = request("r1", "{\"n\":1}");
-		ledger.claim(succeeded);
-		ledger.recordSucceeded(succeeded.key(), "{\"ticketId\":\"T-7\"}");
+		Claim.Won succeededClaim = won(ledger.claim(succeeded));
+		ledger.recordSucceeded(succeededClaim, "{\"ticketId\":\"T-7\"}");
 		ledger.claim(succeeded);
 		counting.reset();
 
@@ -999,8 +1055,8 @@ abstract class LedgerContractTests {
 		CountingDataSource counting = new CountingDataSource(this.dataSource);
 		JdbcLedger ledger = cachingLedger(counting);
 		ClaimRequest failed = request("r1", "{\"n\":2}");
-		ledger.claim(failed);
-		ledger.recordFailed(failed.key(), "declined");
+		Claim.Won failedClaim = won(ledger.claim(failed));
+		ledger.recordFailed(failedClaim, "declined");
 		ledger.claim(failed);
 		counting.reset();
 
@@ -1019,13 +1075,13 @@ abstract class LedgerContractTests {
 		JdbcLedger executing = cachingLedger(this.dataSource);
 		JdbcLedger other = cachingLedger(this.dataSource);
 		ClaimRequest request = request("r1", ARGUMENTS);
-		assertThat(executing.claim(request)).isEqualTo(new Claim.Won(request.key()));
+		Claim.Won won = won(executing.claim(request));
 		LedgerEntry leased = other.leaseStale(Duration.ZERO, 10, Duration.ofMinutes(1)).get(0);
 		assertThat(other.resolveFailed(leased, "no ticket found")).isTrue();
 		assertThat(other.claim(request)).as("the other instance reads the reconciler's failure")
 			.isInstanceOf(Claim.PreviousAttemptFailed.class);
 
-		assertThat(executing.recordSucceeded(request.key(), "{\"ticketId\":\"T-1\"}")).isTrue();
+		assertThat(executing.recordSucceeded(won, "{\"ticketId\":\"T-1\"}")).isTrue();
 
 		assertThat(other.claim(request)).as("the other instance's next repeat").isInstanceOfSatisfying(
 				Claim.Replay.class, (replay) -> assertThat(replay.result()).isEqualToIgnoringWhitespace(
@@ -1038,8 +1094,8 @@ abstract class LedgerContractTests {
 	void aRepeatByAnotherUserIsRefusedFromMemoryAsFromTheDatabase() {
 		JdbcLedger ledger = cachingLedger(this.dataSource);
 		ClaimRequest mine = request("r1", USER, ARGUMENTS);
-		ledger.claim(mine);
-		ledger.recordSucceeded(mine.key(), "{}");
+		Claim.Won mineClaim = won(ledger.claim(mine));
+		ledger.recordSucceeded(mineClaim, "{}");
 		assertThat(ledger.claim(mine)).isInstanceOf(Claim.Replay.class);
 
 		ClaimRequest theirs = request("r1", "user-b", ARGUMENTS);
@@ -1053,9 +1109,9 @@ abstract class LedgerContractTests {
 		JdbcLedger ledger = cachingLedger(this.dataSource);
 		JdbcLedger executing = new JdbcLedger(this.dataSource, TABLE, Redaction.defaults());
 		ClaimRequest request = request("r1", ARGUMENTS);
-		executing.claim(request);
+		Claim.Won won = won(executing.claim(request));
 		assertThat(ledger.claim(request)).isInstanceOf(Claim.InProgress.class);
-		executing.recordUnknown(request.key(), "timed out");
+		executing.recordUnknown(won, "timed out");
 		assertThat(ledger.claim(request)).isInstanceOf(Claim.InProgress.class);
 
 		LedgerEntry leased = executing.leaseStale(Duration.ZERO, 1, Duration.ofMinutes(5)).get(0);
@@ -1074,26 +1130,26 @@ abstract class LedgerContractTests {
 		ClaimRequest request = request("r1", ARGUMENTS);
 
 		callers.executeWithoutResult((status) -> {
-			assertThat(joined.claim(request)).isInstanceOf(Claim.Won.class);
-			joined.recordSucceeded(request.key(), "{}");
+			Claim.Won won = won(joined.claim(request));
+			joined.recordSucceeded(won, "{}");
 			assertThat(joined.claim(request)).isInstanceOf(Claim.Replay.class);
 			status.setRollbackOnly();
 		});
 
-		assertThat(ledger.claim(request)).isEqualTo(new Claim.Won(request.key()));
+		assertThat(ledger.claim(request)).isInstanceOf(Claim.Won.class);
 	}
 
 	@Test
 	void purgingForgetsWhatIsKeptSoAPurgedKeyRunsAgain() {
 		JdbcLedger ledger = cachingLedger(this.dataSource);
 		ClaimRequest request = request("r1", ARGUMENTS);
-		ledger.claim(request);
-		ledger.recordSucceeded(request.key(), "{}");
+		Claim.Won won = won(ledger.claim(request));
+		ledger.recordSucceeded(won, "{}");
 		assertThat(ledger.claim(request)).isInstanceOf(Claim.Replay.class);
 
 		assertThat(ledger.purgeSettled(Duration.ZERO, 10)).isEqualTo(1);
 
-		assertThat(ledger.claim(request)).isEqualTo(new Claim.Won(request.key()));
+		assertThat(ledger.claim(request)).isInstanceOf(Claim.Won.class);
 	}
 
 	// What each path costs in round trips
@@ -1106,10 +1162,10 @@ abstract class LedgerContractTests {
 		ClaimRequest withoutUser = request("r2", null, ARGUMENTS);
 		counting.reset();
 
-		ledger.claim(request);
-		ledger.recordSucceeded(request.key(), null);
-		ledger.claim(withoutUser);
-		ledger.recordFailed(withoutUser.key(), "declined");
+		Claim.Won won = won(ledger.claim(request));
+		ledger.recordSucceeded(won, null);
+		Claim.Won withoutUserClaim = won(ledger.claim(withoutUser));
+		ledger.recordFailed(withoutUserClaim, "declined");
 
 		assertThat(counting.roundTrips()).as("%s", counting.statements()).isEqualTo(4);
 		counting.reset();
@@ -1127,8 +1183,8 @@ abstract class LedgerContractTests {
 		JdbcLedger ledger = new JdbcLedger(counting, TABLE, Redaction.defaults());
 		ClaimRequest settled = request("r1", ARGUMENTS);
 		ClaimRequest attempting = request("r2", ARGUMENTS);
-		ledger.claim(settled);
-		ledger.recordSucceeded(settled.key(), "{\"ticketId\":\"T-7\"}");
+		Claim.Won settledClaim = won(ledger.claim(settled));
+		ledger.recordSucceeded(settledClaim, "{\"ticketId\":\"T-7\"}");
 		ledger.claim(attempting);
 		counting.reset();
 
@@ -1160,8 +1216,8 @@ abstract class LedgerContractTests {
 	@Test
 	void aReplayAnswersWithTheStoredRowAndTheClaimsOwnKeyRunToolAndArguments() {
 		ClaimRequest request = request("r1", ARGUMENTS);
-		this.ledger.claim(request);
-		this.ledger.recordSucceeded(request.key(), "{\"ticketId\":\"T-7\"}");
+		Claim.Won won = won(this.ledger.claim(request));
+		this.ledger.recordSucceeded(won, "{\"ticketId\":\"T-7\"}");
 		LedgerEntry stored = this.ledger.find(request.key()).orElseThrow();
 
 		Claim.Replay replay = (Claim.Replay) this.ledger.claim(request);

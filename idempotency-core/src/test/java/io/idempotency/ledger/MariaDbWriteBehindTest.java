@@ -45,13 +45,13 @@ class MariaDbWriteBehindTest extends WriteBehindContractTests {
 			ClaimRequest written = request("r1", arguments(1));
 			ClaimRequest overturned = request("r1", arguments(2));
 			ClaimRequest late = request("r1", arguments(3));
-			List.of(written, overturned, late).forEach(ledger::claim);
-			ledger.recordSucceeded(written.key(), RESULT);
-			ledger.recordSucceeded(overturned.key(), RESULT);
+			List<Claim.Won> won = claimAll(ledger, List.of(written, overturned, late));
+			ledger.recordSucceeded(won.get(0), RESULT);
+			ledger.recordSucceeded(won.get(1), RESULT);
 			this.jdbc.update("UPDATE " + TABLE + " SET status = 'failed' WHERE idempotency_key = ?", overturned.key().value());
 			this.jdbc.update("UPDATE " + TABLE + " SET status = 'succeeded' WHERE idempotency_key = ?", late.key().value());
 
-			ledger.recordFailed(late.key(), "java.lang.IllegalStateException: out of stock");
+			ledger.recordFailed(won.get(2), "java.lang.IllegalStateException: out of stock");
 			ledger.writePendingOutcomes();
 
 			assertThat(statusInTable(written)).isEqualTo("succeeded");

@@ -21,6 +21,8 @@ import io.idempotency.testsupport.DatabaseFacts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -84,6 +86,16 @@ abstract class WriteBehindContractTests {
 				arguments);
 	}
 
+	/** The claim, which must have won: its outcome is recorded with it. */
+	static Claim.Won won(Claim claim) {
+		return LedgerContractTests.won(claim);
+	}
+
+	/** Claims each call, each of which must win, in order. */
+	static List<Claim.Won> claimAll(JdbcLedger ledger, List<ClaimRequest> calls) {
+		return calls.stream().map((call) -> won(ledger.claim(call))).toList();
+	}
+
 	static String arguments(int n) {
 		return "{\"accountName\":\"Henderson Industrial\",\"n\":" + n + "}";
 	}
@@ -99,18 +111,18 @@ abstract class WriteBehindContractTests {
 		JdbcLedger ledger = ledger(counting, BATCH_OF_THREE);
 		List<ClaimRequest> calls = List.of(request("r1", arguments(1)), request("r1", arguments(2)),
 				request("r1", arguments(3)));
-		calls.forEach((call) -> assertThat(ledger.claim(call)).isInstanceOf(Claim.Won.class));
+		List<Claim.Won> won = claimAll(ledger, calls);
 
 		long before = counting.roundTrips();
-		assertThat(ledger.recordSucceeded(calls.get(0).key(), RESULT)).isTrue();
-		assertThat(ledger.recordFailed(calls.get(1).key(), "java.lang.IllegalStateException: out of stock")).isTrue();
+		assertThat(ledger.recordSucceeded(won.get(0), RESULT)).isTrue();
+		assertThat(ledger.recordFailed(won.get(1), "java.lang.IllegalStateException: out of stock")).isTrue();
 
 		assertThat(counting.roundTrips()).isEqualTo(before);
 		assertThat(ledger.pendingOutcomes()).isEqualTo(2);
 		assertThat(statusInTable(calls.get(0))).isEqualTo("attempting");
 		assertThat(statusInTable(calls.get(1))).isEqualTo("attempting");
 
-		ledger.recordUnknown(calls.get(2).key(), "java.net.SocketTimeoutException: Read timed out");
+		ledger.recordUnknown(won.get(2), "java.net.SocketTimeoutException: Read timed out");
 		await().until(() -> ledger.pendingOutcomes() == 0);
 		assertThat(statusInTable(calls.get(0))).isEqualTo("succeeded");
 		assertThat(statusInTable(calls.get(1))).isEqualTo("failed");
@@ -126,9 +138,9 @@ abstract class WriteBehindContractTests {
 	void anOutcomeAloneIsWrittenOnceItsDelayHasPassed() {
 		JdbcLedger ledger = ledger(this.dataSource, new OutcomeWriteBehind(100, 100, Duration.ofMillis(20)));
 		ClaimRequest call = request("r1", arguments(1));
-		ledger.claim(call);
+		Claim.Won callClaim = won(ledger.claim(call));
 
-		ledger.recordSucceeded(call.key(), RESULT);
+		ledger.recordSucceeded(callClaim, RESULT);
 
 		await().until(() -> "succeeded".equals(statusInTable(call)));
 		await().until(() -> ledger.pendingOutcomes() == 0 && ledger.inFlight() == 0);
@@ -140,10 +152,10 @@ abstract class WriteBehindContractTests {
 		JdbcLedger ledger = ledger(counting, BATCH_OF_THREE);
 		ClaimRequest succeeded = request("r1", arguments(1));
 		ClaimRequest failed = request("r1", arguments(2));
-		ledger.claim(succeeded);
-		ledger.claim(failed);
-		ledger.recordSucceeded(succeeded.key(), RESULT);
-		ledger.recordFailed(failed.key(), "java.lang.IllegalStateException: out of stock");
+		Claim.Won succeededClaim = won(ledger.claim(succeeded));
+		Claim.Won failedClaim = won(ledger.claim(failed));
+		ledger.recordSucceeded(succeededClaim, RESULT);
+		ledger.recordFailed(failedClaim, "java.lang.IllegalStateException: out of stock");
 		long before = counting.roundTrips();
 
 		Claim replay = ledger.claim(succeeded);
@@ -166,8 +178,8 @@ abstract class WriteBehindContractTests {
 	void anUnknownOutcomeThatWaitsIsAnsweredInProgressFromTheTable() {
 		JdbcLedger ledger = ledger(this.dataSource, BATCH_OF_THREE);
 		ClaimRequest call = request("r1", arguments(1));
-		ledger.claim(call);
-		ledger.recordUnknown(call.key(), "java.net.SocketTimeoutException: Read timed out");
+		Claim.Won callClaim = won(ledger.claim(call));
+		ledger.recordUnknown(callClaim, "java.net.SocketTimeoutException: Read timed out");
 
 		Claim repeat = ledger.claim(call);
 
@@ -175,13 +187,45 @@ abstract class WriteBehindContractTests {
 		assertThat(((Claim.InProgress) repeat).since()).isNotNull();
 	}
 
+	/**
+	 * A row deleted by hand while its call runs, and its key claimed again here: the first call's outcome, waiting
+	 * to be written, answers no repeat of the key (the second call still runs) and is never written to the second
+	 * claim's row, which gets the second call's own outcome.
+	 */
+	@ParameterizedTest(name = "the first call {0}")
+	@ValueSource(strings = { "succeeded", "failed" })
+	void aWaitingOutcomeOfADeletedRowNeitherAnswersNorWritesTheRowOfTheKeysNextClaimHere(String firstOutcome) {
+		JdbcLedger ledger = ledger(this.dataSource, BATCH_OF_THREE);
+		ClaimRequest call = request("r1", arguments(1));
+		Claim.Won first = won(ledger.claim(call));
+		this.jdbc.update("DELETE FROM " + TABLE + " WHERE id = ?", first.rowId());
+		Claim.Won second = won(ledger.claim(call));
+		long secondRow = second.rowId();
+
+		assertThat(LedgerContractTests.record(ledger, first, firstOutcome)).as("queued").isTrue();
+
+		assertThat(ledger.claim(call)).as("a repeat while the second call runs").isInstanceOf(Claim.InProgress.class);
+		assertThat(ledger.recordSucceeded(second, RESULT)).isTrue();
+		assertThat(ledger.claim(call)).as("a repeat once the second call succeeded").isInstanceOfSatisfying(
+				Claim.Replay.class, (replay) -> assertThat(replay.entry().id()).isEqualTo(secondRow));
+		ledger.writePendingOutcomes();
+		LedgerEntry row = ledger.find(call.key()).orElseThrow();
+		assertThat(row.id()).isEqualTo(secondRow);
+		assertThat(row.status()).isEqualTo(LedgerStatus.SUCCEEDED);
+		assertThat(row.result()).isEqualToIgnoringWhitespace(RESULT);
+		assertThat(ledger.lateCompletions()).as("the first call's outcome, whose row is gone").isEqualTo(1);
+		assertThat(ledger.lateSuccesses()).isZero();
+		assertThat(ledger.inFlight()).isZero();
+		assertThat(ledger.pendingOutcomes()).isZero();
+	}
+
 	@Test
 	void anotherInstanceSeesTheCallInProgressUntilItsOutcomeIsWritten() {
 		JdbcLedger here = ledger(this.dataSource, BATCH_OF_THREE);
 		JdbcLedger there = ledger(this.dataSource, OutcomeWriteBehind.off());
 		ClaimRequest call = request("r1", arguments(1));
-		here.claim(call);
-		here.recordSucceeded(call.key(), RESULT);
+		Claim.Won callClaim = won(here.claim(call));
+		here.recordSucceeded(callClaim, RESULT);
 
 		assertThat(there.claim(call)).isInstanceOf(Claim.InProgress.class);
 
@@ -198,14 +242,12 @@ abstract class WriteBehindContractTests {
 	@Test
 	void closingOnAnInterruptedThreadStillWritesEveryOutcomeThatWaitsAndKeepsTheInterrupt() {
 		JdbcLedger ledger = ledger(this.dataSource, new OutcomeWriteBehind(1000, 1, Duration.ofHours(1)));
-		List<ClaimRequest> calls = new ArrayList<>();
+		List<Claim.Won> calls = new ArrayList<>();
 		for (int n = 0; n < 200; n++) {
-			ClaimRequest call = request("r1", arguments(n));
-			ledger.claim(call);
-			calls.add(call);
+			calls.add(won(ledger.claim(request("r1", arguments(n)))));
 		}
 		// Batches of one: all but the first wait when close is called.
-		calls.forEach((call) -> ledger.recordSucceeded(call.key(), RESULT));
+		calls.forEach((call) -> ledger.recordSucceeded(call, RESULT));
 
 		Thread.currentThread().interrupt();
 		try {
@@ -225,15 +267,15 @@ abstract class WriteBehindContractTests {
 		JdbcLedger ledger = ledger(this.dataSource, BATCH_OF_THREE);
 		ClaimRequest first = request("r1", arguments(1));
 		ClaimRequest late = request("r1", arguments(2));
-		ledger.claim(first);
-		ledger.claim(late);
-		ledger.recordSucceeded(first.key(), RESULT);
+		Claim.Won firstClaim = won(ledger.claim(first));
+		Claim.Won lateClaim = won(ledger.claim(late));
+		ledger.recordSucceeded(firstClaim, RESULT);
 
 		ledger.close();
 
 		assertThat(statusInTable(first)).isEqualTo("succeeded");
 		assertThat(ledger.pendingOutcomes()).isZero();
-		assertThat(ledger.recordSucceeded(late.key(), RESULT)).isTrue();
+		assertThat(ledger.recordSucceeded(lateClaim, RESULT)).isTrue();
 		assertThat(statusInTable(late)).isEqualTo("succeeded");
 		assertThat(ledger.inFlight()).isZero();
 	}
@@ -243,9 +285,9 @@ abstract class WriteBehindContractTests {
 		JdbcLedger ledger = ledger(this.dataSource, new OutcomeWriteBehind(2, 100, Duration.ofHours(1)));
 		List<ClaimRequest> calls = List.of(request("r1", arguments(1)), request("r1", arguments(2)),
 				request("r1", arguments(3)));
-		calls.forEach(ledger::claim);
+		List<Claim.Won> won = claimAll(ledger, calls);
 
-		calls.forEach((call) -> ledger.recordSucceeded(call.key(), RESULT));
+		won.forEach((claim) -> ledger.recordSucceeded(claim, RESULT));
 
 		assertThat(statusInTable(calls.get(0))).isEqualTo("attempting");
 		assertThat(statusInTable(calls.get(1))).isEqualTo("attempting");
@@ -258,8 +300,8 @@ abstract class WriteBehindContractTests {
 	void aCallWhoseOutcomeWaitsIsBeatenForAsRunningAndNoReconcilerTakesIt() {
 		JdbcLedger ledger = ledger(this.dataSource, BATCH_OF_THREE);
 		ClaimRequest call = request("r1", arguments(1));
-		ledger.claim(call);
-		ledger.recordSucceeded(call.key(), RESULT);
+		Claim.Won callClaim = won(ledger.claim(call));
+		ledger.recordSucceeded(callClaim, RESULT);
 		this.jdbc.update("UPDATE " + TABLE + " SET started_at = started_at - INTERVAL '1' HOUR");
 
 		assertThat(ledger.heartbeat()).isEqualTo(1);
@@ -276,16 +318,16 @@ abstract class WriteBehindContractTests {
 		ClaimRequest overturned = request("r1", arguments(1));
 		ClaimRequest late = request("r1", arguments(2));
 		ClaimRequest written = request("r1", arguments(3));
-		List.of(overturned, late, written).forEach(ledger::claim);
-		ledger.recordSucceeded(overturned.key(), RESULT);
-		ledger.recordFailed(late.key(), "java.lang.IllegalStateException: out of stock");
+		List<Claim.Won> won = claimAll(ledger, List.of(overturned, late, written));
+		ledger.recordSucceeded(won.get(0), RESULT);
+		ledger.recordFailed(won.get(1), "java.lang.IllegalStateException: out of stock");
 		// Meanwhile a reconciler (or a person) settled the first two.
 		this.jdbc.update("UPDATE " + TABLE + " SET status = 'failed', error = 'no effect found' WHERE idempotency_key = ?",
 				overturned.key().value());
 		this.jdbc.update("UPDATE " + TABLE + " SET status = 'succeeded', error = NULL WHERE idempotency_key = ?",
 				late.key().value());
 
-		ledger.recordSucceeded(written.key(), RESULT);
+		ledger.recordSucceeded(won.get(2), RESULT);
 		await().until(() -> ledger.pendingOutcomes() == 0);
 
 		assertThat(statusInTable(overturned)).isEqualTo("succeeded");
@@ -305,11 +347,11 @@ abstract class WriteBehindContractTests {
 		ClaimRequest refused = request("r1", arguments(1));
 		ClaimRequest before = request("r1", arguments(2));
 		ClaimRequest after = request("r1", arguments(3));
-		List.of(before, refused, after).forEach(ledger::claim);
+		List<Claim.Won> won = claimAll(ledger, List.of(before, refused, after));
 
-		ledger.recordSucceeded(before.key(), RESULT);
-		ledger.recordSucceeded(refused.key(), refusedResult);
-		ledger.recordFailed(after.key(), "java.lang.IllegalStateException: out of stock");
+		ledger.recordSucceeded(won.get(0), RESULT);
+		ledger.recordSucceeded(won.get(1), refusedResult);
+		ledger.recordFailed(won.get(2), "java.lang.IllegalStateException: out of stock");
 		await().until(() -> ledger.pendingOutcomes() == 0);
 
 		assertThat(statusInTable(before)).isEqualTo("succeeded");
@@ -325,8 +367,8 @@ abstract class WriteBehindContractTests {
 	void anOutcomeTheDatabaseCannotTakeIsLeftToTheReconcilerAndNoLongerBeatenFor() {
 		JdbcLedger ledger = ledger(this.dataSource, BATCH_OF_THREE);
 		ClaimRequest call = request("r1", arguments(1));
-		ledger.claim(call);
-		ledger.recordSucceeded(call.key(), RESULT);
+		Claim.Won callClaim = won(ledger.claim(call));
+		ledger.recordSucceeded(callClaim, RESULT);
 		this.jdbc.execute("ALTER TABLE " + TABLE + " RENAME TO " + TABLE + "_away");
 		try {
 			ledger.writePendingOutcomes();
@@ -346,8 +388,8 @@ abstract class WriteBehindContractTests {
 	void writingThePendingOutcomesWritesEachNowAndReturnsOnceWritten() {
 		JdbcLedger ledger = ledger(this.dataSource, BATCH_OF_THREE);
 		ClaimRequest call = request("r1", arguments(1));
-		ledger.claim(call);
-		ledger.recordFailed(call.key(), "java.lang.IllegalStateException: out of stock");
+		Claim.Won callClaim = won(ledger.claim(call));
+		ledger.recordFailed(callClaim, "java.lang.IllegalStateException: out of stock");
 
 		ledger.writePendingOutcomes();
 
@@ -399,10 +441,10 @@ abstract class WriteBehindContractTests {
 						for (int n = 0; n < keys; n++) {
 							ClaimRequest call = request(run, arguments(n));
 							Claim claim = ledger.claim(call);
-							if (claim instanceof Claim.Won) {
+							if (claim instanceof Claim.Won winner) {
 								wins.incrementAndGet();
 								won.add(call.key().value());
-								ledger.recordSucceeded(call.key(), RESULT);
+								ledger.recordSucceeded(winner, RESULT);
 							}
 							else {
 								assertThat(claim).isInstanceOfAny(Claim.Replay.class, Claim.InProgress.class);

@@ -18,9 +18,9 @@ class LedgerByHand {
         IdempotencyKey key = IdempotencyKeys.derive("open_ticket", argumentsJson, runId);
         Claim claim = ledger.claim(new ClaimRequest(key, runId, userId, "open_ticket", argumentsJson));
 
-        if (claim instanceof Claim.Won) {
-            // execute, then record what happened
-            ledger.recordSucceeded(key, resultJson);       // or recordFailed(key, error), recordUnknown(key, error)
+        if (claim instanceof Claim.Won won) {
+            // execute, then record what happened, on the row this claim won
+            ledger.recordSucceeded(won, resultJson);       // or recordFailed(won, error), recordUnknown(won, error)
         } else if (claim instanceof Claim.Replay replay) {
             // already done in this run: answer with replay.result(), and tell the model it was a replay
         } else if (claim instanceof Claim.InProgress inProgress) {

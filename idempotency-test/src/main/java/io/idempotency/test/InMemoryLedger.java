@@ -30,8 +30,8 @@ import io.idempotency.ledger.Redaction;
  *
  * <p>It keeps what the {@link JdbcLedger} guarantees to a call: one winner per key; a repeat answered from the
  * row it lost to (replayed, in progress, previous attempt failed, another user's key); an outcome written
- * only over an attempting row, or a success over a failure a reconciler wrote while the call still held its
- * claim; a lease honoured by every write; arguments redacted as the JDBC ledger redacts them. It keeps nothing
+ * only to the row its claim won, while it is attempting, or a success over a failure a reconciler wrote while
+ * the call still held its claim; a lease honoured by every write; arguments redacted as the JDBC ledger redacts them. It keeps nothing
  * else: no heartbeat, no retention, no replay cache, no durability, and no transactions, so a tool that joins
  * its caller's transaction (a transactional tool) is tested on a database. Use it for fast tests of tools,
  * their reconcile methods and what the model reads; keep a test of the application on its real database.
@@ -47,8 +47,8 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 
 	private final Map<IdempotencyKey, Integer> replays = new LinkedHashMap<>();
 
-	/** Keys claimed here whose outcome is not recorded yet: their calls hold their claims. */
-	private final Set<IdempotencyKey> inFlight = new HashSet<>();
+	/** The ids of the rows whose outcome is not recorded yet: their calls hold their claims. */
+	private final Set<Long> inFlight = new HashSet<>();
 
 	private Instant now = Instant.parse("2026-01-01T00:00:00Z");
 
@@ -112,9 +112,10 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 		Row existing = this.rows.get(request.key());
 		if (existing == null) {
 			String arguments = this.redaction.redact(request.arguments(), request.sensitiveNames());
-			this.rows.put(request.key(), new Row(this.nextId++, request, arguments, this.now));
-			this.inFlight.add(request.key());
-			return new Claim.Won(request.key());
+			Row row = new Row(this.nextId++, request, arguments, this.now);
+			this.rows.put(request.key(), row);
+			this.inFlight.add(row.id);
+			return new Claim.Won(request.key(), row.id);
 		}
 		if (!Objects.equals(existing.userId, request.userId())) {
 			return new Claim.HeldByAnotherUser(request.key());
@@ -129,29 +130,31 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 	}
 
 	@Override
-	public boolean recordSucceeded(IdempotencyKey key, String resultJson) {
-		return record(key, LedgerStatus.SUCCEEDED, resultJson, null);
+	public boolean recordSucceeded(Claim.Won claim, String resultJson) {
+		return record(claim, LedgerStatus.SUCCEEDED, resultJson, null);
 	}
 
 	@Override
-	public boolean recordSucceededWithoutResult(IdempotencyKey key, String reason) {
-		return record(key, LedgerStatus.SUCCEEDED, null, reason);
+	public boolean recordSucceededWithoutResult(Claim.Won claim, String reason) {
+		return record(claim, LedgerStatus.SUCCEEDED, null, reason);
 	}
 
 	@Override
-	public boolean recordFailed(IdempotencyKey key, String error) {
-		return record(key, LedgerStatus.FAILED, null, error);
+	public boolean recordFailed(Claim.Won claim, String error) {
+		return record(claim, LedgerStatus.FAILED, null, error);
 	}
 
 	@Override
-	public boolean recordUnknown(IdempotencyKey key, String error) {
-		return record(key, LedgerStatus.UNKNOWN, null, error);
+	public boolean recordUnknown(Claim.Won claim, String error) {
+		return record(claim, LedgerStatus.UNKNOWN, null, error);
 	}
 
-	private synchronized boolean record(IdempotencyKey key, LedgerStatus outcome, String resultJson, String error) {
-		Row row = this.rows.get(key);
-		boolean holdsClaim = this.inFlight.remove(key);
-		if (row == null) {
+	private synchronized boolean record(Claim.Won claim, LedgerStatus outcome, String resultJson, String error) {
+		Objects.requireNonNull(claim, "claim");
+		Row row = this.rows.get(claim.key());
+		boolean holdsClaim = this.inFlight.remove(claim.rowId());
+		// The row its claim won, and no later one of the same key (the first forgotten while its call ran).
+		if (row == null || row.id != claim.rowId()) {
 			return false;
 		}
 		// A failure a reconciler wrote while the call still ran meant no effect was found yet: the effect is here.
