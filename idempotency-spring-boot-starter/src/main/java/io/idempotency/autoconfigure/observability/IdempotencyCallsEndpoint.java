@@ -52,7 +52,10 @@ import org.springframework.boot.convert.DurationStyle;
  *
  * <p>Read-only unless the application allows more ({@code management.endpoint.idempotencycalls.access=unrestricted}):
  * a settlement decides what a repeat of a call is told, so an application that exposes every endpoint does not
- * let anyone who reaches it settle calls. Web only: over JMX no user can be told from another.
+ * let anyone who reaches it settle calls. Only that setting opens it, never Boot's settings for every endpoint
+ * ({@code management.endpoints.access.default}, the older {@code enabled-by-default}) nor the older
+ * {@code management.endpoint.idempotencycalls.enabled}: the starter's {@code OperationFilter} leaves the
+ * settlement unmapped without it. Web only: over JMX no user can be told from another.
  */
 @WebEndpoint(id = "idempotencycalls", defaultAccess = Access.READ_ONLY)
 public class IdempotencyCallsEndpoint {
