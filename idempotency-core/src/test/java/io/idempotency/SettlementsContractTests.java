@@ -34,6 +34,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.cfg.JsonNodeFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
@@ -399,6 +402,34 @@ abstract class SettlementsContractTests {
 				() -> this.settlements.settleFailed(key, "o".repeat(256), "no charge at the bank"));
 		refusedWithNothingWritten(key, Reason.MISSING_REASON,
 				() -> this.settlements.settleSucceeded(key, "{}", null, "found it"));
+	}
+
+	@Test
+	void aResultOfAToolThisApplicationDoesNotHaveIsStoredWithItsNumbersAsWritten() throws Exception {
+		IdempotencyKey key = awaitingHumanWithoutItsTool("r1");
+
+		CallRecord settled = this.settlements.settleSucceeded(key,
+				"{\"invoice\":\"INV-7\",\"amount\":0.123456789012345678,\"fee\":12.50,\"rate\":1.0E-7}", "ops-anna",
+				"the invoice is paid");
+
+		JsonNode stored = mapper.readerFor(JsonNode.class)
+			.with(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+			.without(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+			.readValue(this.ledger.find(key).orElseThrow().result());
+		assertThat(stored.path("amount").decimalValue()).isEqualTo(new java.math.BigDecimal("0.123456789012345678"));
+		assertThat(stored.path("fee").decimalValue()).isEqualTo(new java.math.BigDecimal("12.50"));
+		assertThat(stored.path("rate").decimalValue()).isEqualByComparingTo("0.0000001");
+		assertThat(settled.entry().result()).isEqualTo(this.ledger.find(key).orElseThrow().result());
+	}
+
+	/** A call of a tool this application does not have (another application's), waiting for a human. */
+	IdempotencyKey awaitingHumanWithoutItsTool(String run) {
+		String arguments = "{\"invoice\":\"INV-7\"}";
+		IdempotencyKey key = io.idempotency.key.IdempotencyKeys.derive("pay_invoice", arguments, run);
+		this.ledger.claim(new io.idempotency.ledger.ClaimRequest(key, run, "rep-1", "pay_invoice", arguments));
+		this.jdbc.update("UPDATE " + LEDGER_TABLE + " SET status = 'unknown', reconcile_attempts = ? WHERE idempotency_key = ?",
+				MAX_ATTEMPTS, key.value());
+		return key;
 	}
 
 	@Test

@@ -16,9 +16,11 @@ import io.idempotency.reconcile.SettlementRefusedException.Reason;
 import io.idempotency.reconcile.Settlements;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.util.RawValue;
 
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
@@ -56,6 +58,9 @@ import org.springframework.boot.convert.DurationStyle;
  * ({@code management.endpoints.access.default}, the older {@code enabled-by-default}) nor the older
  * {@code management.endpoint.idempotencycalls.enabled}: the starter's {@code OperationFilter} leaves the
  * settlement unmapped without it. Web only: over JMX no user can be told from another.
+ *
+ * <p>Arguments and results are the stored JSON, written as the ledger holds it: never read into numbers, so
+ * that an amount is shown to the digit, as in the statement an operator looks for it in.
  */
 @WebEndpoint(id = "idempotencycalls", defaultAccess = Access.READ_ONLY)
 public class IdempotencyCallsEndpoint {
@@ -64,7 +69,8 @@ public class IdempotencyCallsEndpoint {
 
 	private final Settlements settlements;
 
-	private final JsonMapper json = new JsonMapper();
+	/** Checks that stored text is one JSON value, and nothing after it, before it is written out as it is. */
+	private final JsonMapper json = JsonMapper.builder().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
 
 	public IdempotencyCallsEndpoint(Settlements settlements) {
 		this.settlements = Objects.requireNonNull(settlements, "settlements");
@@ -76,7 +82,9 @@ public class IdempotencyCallsEndpoint {
 
 	/**
 	 * A call as the ledger holds it.
-	 * @param arguments as stored, sensitive values redacted; JSON, or text where the row does not hold JSON
+	 * @param arguments as stored, sensitive values redacted: the stored JSON as it is, numbers to the digit, or
+	 * text where the row does not hold JSON
+	 * @param result as stored, likewise
 	 * @param age how long ago it was claimed (ISO-8601)
 	 * @param beingReconciled whether a reconciler holds it at this moment
 	 * @param settledBy who last settled it by hand, or sent it back to the reconciler
@@ -272,17 +280,24 @@ public class IdempotencyCallsEndpoint {
 				record.settleReason());
 	}
 
-	/** The stored JSON as JSON; text where the row holds something else (H2's text column, edited). */
+	/**
+	 * The stored JSON written into the answer as the ledger holds it, never read into numbers: {@code 12.50}
+	 * stays {@code 12.50} and {@code 0.123456789012345678} keeps every digit. Text where the row holds something
+	 * other than one JSON value (H2's text column, edited).
+	 */
 	private @Nullable JsonNode node(@Nullable String stored) {
 		if (stored == null) {
 			return null;
 		}
 		try {
-			return this.json.readTree(stored);
+			if (!this.json.readTree(stored).isMissingNode()) {
+				return nodes.rawValueNode(new RawValue(stored));
+			}
 		}
 		catch (JacksonException ex) {
-			return nodes.stringNode(stored);
+			// Not JSON: answered as text.
 		}
+		return nodes.stringNode(stored);
 	}
 
 	private static WebEndpointResponse<Object> invalid(@Nullable String key, String why) {
