@@ -47,6 +47,7 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -399,9 +400,60 @@ abstract class SettlementsContractTests {
 		refusedWithNothingWritten(key, Reason.MISSING_REASON, () -> this.settlements.settleFailed(key, "ops-anna", null));
 		refusedWithNothingWritten(key, Reason.MISSING_REASON, () -> this.settlements.retry(key, "", "the bank is back"));
 		refusedWithNothingWritten(key, Reason.MISSING_REASON,
-				() -> this.settlements.settleFailed(key, "o".repeat(256), "no charge at the bank"));
-		refusedWithNothingWritten(key, Reason.MISSING_REASON,
 				() -> this.settlements.settleSucceeded(key, "{}", null, "found it"));
+	}
+
+	@Test
+	void whoOrWhyTheLedgerDoesNotStoreIsRefusedNamingWhatAndWhere() {
+		IdempotencyKey key = refundAwaitingHuman("r1", "Henderson Industrial", 1250);
+
+		refusedWithNothingWritten(key, Reason.INVALID_REQUEST,
+				() -> this.settlements.settleFailed(key, "ops-anna", "no refund\u0000 at the bank"))
+			.withMessageContaining("the reason holds the control character U+0000 at position 10");
+		refusedWithNothingWritten(key, Reason.INVALID_REQUEST,
+				() -> this.settlements.retry(key, "ops\u0000anna", "the bank is back"))
+			.withMessageContaining("the name of who settles the call holds the control character U+0000");
+		refusedWithNothingWritten(key, Reason.INVALID_REQUEST,
+				() -> this.settlements.settleFailed(key, "ops-anna\r\nops-ben", "no refund"))
+			.withMessageContaining("U+000D");
+		refusedWithNothingWritten(key, Reason.INVALID_REQUEST,
+				() -> this.settlements.settleFailed(key, "ops-anna", "no refund \u001b[31m"))
+			.withMessageContaining("U+001B");
+		refusedWithNothingWritten(key, Reason.INVALID_REQUEST,
+				() -> this.settlements.settleFailed(key, "ops-anna", "no refund \ud83d"))
+			.withMessageContaining("U+D83D").withMessageContaining("half of a character");
+		refusedWithNothingWritten(key, Reason.INVALID_REQUEST,
+				() -> this.settlements.settleFailed(key, "o".repeat(256), "no charge at the bank"))
+			.withMessageContaining("256 characters long; the ledger keeps at most 255");
+		refusedWithNothingWritten(key, Reason.RESULT_REFUSED, () -> this.settlements.settleSucceeded(key,
+				"{\"accountName\":\"Henderson\\u0000Industrial\",\"cents\":1250,\"reference\":\"RF-1\"}", "ops-anna",
+				"found it"))
+			.withMessageContaining("U+0000");
+
+		String reason = "No refund at the bank \ud83c\udfe6.\n\tAsk the customer whether to book it again.";
+		CallRecord settled = this.settlements.settleFailed(key, "o".repeat(255), reason);
+		assertThat(settled.settleReason()).isEqualTo(reason);
+		assertThat(settled.entry().error()).isEqualTo(reason);
+		assertThat(settled.settledBy()).isEqualTo("o".repeat(255));
+	}
+
+	@Test
+	void aListingReachesBackAtMostAHundredYearsWhichEveryDatabaseTakes() {
+		refundAwaitingHuman("r1", "Henderson Industrial", 1250);
+
+		assertThat(this.settlements.awaitingHuman(CallFilter.all().olderThan(CallFilter.MAX_OLDER_THAN)).calls())
+			.isEmpty();
+		assertThat(this.settlements.unsettled(CallFilter.all().olderThan(Duration.ofDays(36_525))).calls()).isEmpty();
+		for (Duration tooFar : List.of(CallFilter.MAX_OLDER_THAN.plusSeconds(1), Duration.ofDays(3_000_000),
+				Duration.ofDays(99_999_999_999L))) {
+			assertThatIllegalArgumentException().isThrownBy(() -> CallFilter.all().olderThan(tooFar))
+				.withMessageContaining("olderThan must be from zero to 36525 days");
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> this.ledger.unsettled(null, tooFar, MAX_ATTEMPTS, 0, 10))
+				.withMessageContaining("olderThan must be at most 36525 days");
+		}
+		assertThatIllegalArgumentException().isThrownBy(() -> CallFilter.all().tool("book_\u0000refund"))
+			.withMessageContaining("tool").withMessageContaining("control character");
 	}
 
 	@Test

@@ -31,10 +31,11 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <p>A settlement is refused with a {@link SettlementRefusedException}, and nothing written, when the key is
  * unknown, the call is settled already or not waiting for a human, a reconciler holds it at that moment, who or
- * why is missing, or the result does not bind to the tool's result type. Each write is conditional on the row
- * still waiting: of two operators settling one call at once, one wins and the other is told it was settled.
- * A result is read with its numbers exact ({@code 12.50} stays {@code 12.50}, never through {@code double}),
- * and stored JSON is handed back as the ledger holds it.
+ * why is missing or is text the ledger does not store (U+0000 or another control character, a name longer
+ * than 255 characters), or the result does not bind to the tool's result type. Each write is conditional on
+ * the row still waiting: of two operators settling one call at once, one wins and the other is told it was
+ * settled. A result is read with its numbers exact ({@code 12.50} stays {@code 12.50}, never through
+ * {@code double}), and stored JSON is handed back as the ledger holds it.
  *
  * <p>It counts the settlements it wrote, by kind, and those it refused, by reason, since it started
  * ({@link #settledSucceeded()}, {@link #refused(Reason)}, ...): the starter's metrics read them.
@@ -43,9 +44,6 @@ import tools.jackson.databind.json.JsonMapper;
  * for a human what the reconciler hands to one.
  */
 public final class Settlements {
-
-	/** The longest name of who settles a call that the ledger keeps ({@code settled_by}). */
-	static final int MAX_OPERATOR_LENGTH = 255;
 
 	private static final Logger logger = LoggerFactory.getLogger(Settlements.class);
 
@@ -211,16 +209,8 @@ public final class Settlements {
 	/** The call, if it waits for a human and the settlement says who and why; else the refusal. */
 	private CallRecord waiting(IdempotencyKey key, String operator, String reason) {
 		Objects.requireNonNull(key, "key");
-		if (operator == null || operator.isBlank()) {
-			throw new SettlementRefusedException(key, Reason.MISSING_REASON, "say who settles the call");
-		}
-		if (operator.length() > MAX_OPERATOR_LENGTH) {
-			throw new SettlementRefusedException(key, Reason.MISSING_REASON, "the name of who settles the call is "
-					+ operator.length() + " characters long; the ledger keeps at most " + MAX_OPERATOR_LENGTH);
-		}
-		if (reason == null || reason.isBlank()) {
-			throw new SettlementRefusedException(key, Reason.MISSING_REASON, "say why the call is settled so");
-		}
+		SettlementText.checkOperator(key, operator);
+		SettlementText.checkReason(key, reason);
 		CallRecord call = this.ledger.record(key)
 			.orElseThrow(() -> new SettlementRefusedException(key, Reason.UNKNOWN_KEY, "the ledger has no call of this key"));
 		refuseUnlessWaiting(call);

@@ -107,7 +107,8 @@ public class IdempotencyCallsEndpoint {
 	/**
 	 * One page of the calls that wait for a human.
 	 * @param tool only this tool's calls
-	 * @param olderThan only calls claimed at least so long ago ({@code 30m}, {@code 2h}, {@code PT1H})
+	 * @param olderThan only calls claimed at least so long ago ({@code 30m}, {@code 2h}, {@code PT1H}), at most
+	 * 100 years
 	 * @param limit the most calls on the page, 1 to 1000 (50 by default)
 	 * @param after the {@code nextAfter} of the previous page
 	 */
@@ -121,6 +122,10 @@ public class IdempotencyCallsEndpoint {
 					number(after, "after", 0, 0, Long.MAX_VALUE));
 		}
 		catch (InvalidRequest ex) {
+			return invalid(null, ex.getMessage());
+		}
+		catch (IllegalArgumentException ex) {
+			// What the ledger cannot take (an olderThan past its bound, a control character in the tool's name).
 			return invalid(null, ex.getMessage());
 		}
 		Settlements.Page page = this.settlements.awaitingHuman(filter);
@@ -309,7 +314,7 @@ public class IdempotencyCallsEndpoint {
 		int status = switch (reason) {
 			case UNKNOWN_KEY -> WebEndpointResponse.STATUS_NOT_FOUND;
 			case ALREADY_SETTLED, BEING_RECONCILED, NOT_AWAITING_HUMAN -> 409;
-			case MISSING_REASON, RESULT_REFUSED -> WebEndpointResponse.STATUS_BAD_REQUEST;
+			case MISSING_REASON, INVALID_REQUEST, RESULT_REFUSED -> WebEndpointResponse.STATUS_BAD_REQUEST;
 		};
 		return new WebEndpointResponse<>(new Refusal(key, reason.name().toLowerCase(Locale.ROOT), message), status);
 	}

@@ -403,6 +403,59 @@ abstract class SettlementsOverHttpContractTests {
 		assertThat(this.settlements.find(key).orElseThrow().settledBy()).isNull();
 	}
 
+	@Test
+	void inputsTheDatabaseCannotTakeAreA400ThatSaysWhatWasWrongAndWritesNothing() throws Exception {
+		IdempotencyKey key = refundAwaitingHuman("unstorable", "Acme", 10);
+		LedgerEntry before = row(key);
+		String path = "/" + key.value();
+
+		for (String olderThan : List.of("3000000d", "99999999999d", "36526d")) {
+			Answer tooFarBack = get("?olderThan=" + olderThan);
+			assertThat(tooFarBack.status()).as(olderThan).isEqualTo(400);
+			assertThat(tooFarBack.refused()).isEqualTo("invalid_request");
+			assertThat(tooFarBack.message()).contains("olderThan").contains("36525 days");
+		}
+		Answer furthestBack = get("?olderThan=36525d");
+		assertThat(furthestBack.status()).as("100 years back, on every database").isEqualTo(200);
+		assertThat(furthestBack.body().path("calls")).isEmpty();
+		Answer nulInTool = get("?" + query("tool", "book_\u0000refund"));
+		assertThat(nulInTool.status()).isEqualTo(400);
+		assertThat(nulInTool.message()).contains("tool").contains("control character");
+
+		Answer nulInReason = post(path, Map.of("settle", "failed", "reason", "no refund\u0000", "operator", "ops-anna"));
+		assertThat(nulInReason.status()).isEqualTo(400);
+		assertThat(nulInReason.refused()).isEqualTo("invalid_request");
+		assertThat(nulInReason.message()).contains("the reason").contains("U+0000");
+		Answer nulInOperator = post(path, Map.of("settle", "retry", "reason", "the bank is back", "operator", "ops\u0000anna"));
+		assertThat(nulInOperator.status()).isEqualTo(400);
+		assertThat(nulInOperator.message()).contains("who settles").contains("U+0000");
+		Answer lineBreakInOperator = post(path,
+				Map.of("settle", "retry", "reason", "the bank is back", "operator", "ops-anna\nops-ben"));
+		assertThat(lineBreakInOperator.status()).isEqualTo(400);
+		assertThat(lineBreakInOperator.message()).contains("U+000A");
+		Answer longOperator = post(path,
+				Map.of("settle", "failed", "reason", "no refund", "operator", "o".repeat(256)));
+		assertThat(longOperator.status()).isEqualTo(400);
+		assertThat(longOperator.refused()).isEqualTo("invalid_request");
+		assertThat(longOperator.message()).contains("256 characters").contains("at most 255");
+		Answer nulInResult = post(path, Map.of("settle", "succeeded", "result",
+				"{\"account\":\"Ac\\u0000me\",\"cents\":10,\"reference\":\"RF-1\"}", "reason", "found it", "operator",
+				"ops-anna"));
+		assertThat(nulInResult.status()).isEqualTo(400);
+		assertThat(nulInResult.refused()).isEqualTo("result_refused");
+		assertThat(nulInResult.message()).contains("U+0000");
+		for (Answer refused : List.of(nulInReason, nulInOperator, lineBreakInOperator, longOperator, nulInResult)) {
+			assertNoJavaType(refused.message());
+		}
+
+		assertThat(row(key)).as("nothing was written").isEqualTo(before);
+		assertThat(this.settlements.find(key).orElseThrow().settledBy()).isNull();
+		Answer multiline = post(path,
+				Map.of("settle", "failed", "reason", "No refund was booked.\n\tAsk the customer.", "operator", "ops-anna"));
+		assertThat(multiline.status()).as("tabs and line breaks in a reason are text").isEqualTo(200);
+		assertThat(row(key).error()).isEqualTo("No refund was booked.\n\tAsk the customer.");
+	}
+
 	// What is shown
 
 	@Test
