@@ -34,6 +34,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.cfg.JsonNodeFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
@@ -44,6 +47,7 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -396,9 +400,88 @@ abstract class SettlementsContractTests {
 		refusedWithNothingWritten(key, Reason.MISSING_REASON, () -> this.settlements.settleFailed(key, "ops-anna", null));
 		refusedWithNothingWritten(key, Reason.MISSING_REASON, () -> this.settlements.retry(key, "", "the bank is back"));
 		refusedWithNothingWritten(key, Reason.MISSING_REASON,
-				() -> this.settlements.settleFailed(key, "o".repeat(256), "no charge at the bank"));
-		refusedWithNothingWritten(key, Reason.MISSING_REASON,
 				() -> this.settlements.settleSucceeded(key, "{}", null, "found it"));
+	}
+
+	@Test
+	void whoOrWhyTheLedgerDoesNotStoreIsRefusedNamingWhatAndWhere() {
+		IdempotencyKey key = refundAwaitingHuman("r1", "Henderson Industrial", 1250);
+
+		refusedWithNothingWritten(key, Reason.INVALID_REQUEST,
+				() -> this.settlements.settleFailed(key, "ops-anna", "no refund\u0000 at the bank"))
+			.withMessageContaining("the reason holds the control character U+0000 at position 10");
+		refusedWithNothingWritten(key, Reason.INVALID_REQUEST,
+				() -> this.settlements.retry(key, "ops\u0000anna", "the bank is back"))
+			.withMessageContaining("the name of who settles the call holds the control character U+0000");
+		refusedWithNothingWritten(key, Reason.INVALID_REQUEST,
+				() -> this.settlements.settleFailed(key, "ops-anna\r\nops-ben", "no refund"))
+			.withMessageContaining("U+000D");
+		refusedWithNothingWritten(key, Reason.INVALID_REQUEST,
+				() -> this.settlements.settleFailed(key, "ops-anna", "no refund \u001b[31m"))
+			.withMessageContaining("U+001B");
+		refusedWithNothingWritten(key, Reason.INVALID_REQUEST,
+				() -> this.settlements.settleFailed(key, "ops-anna", "no refund \ud83d"))
+			.withMessageContaining("U+D83D").withMessageContaining("half of a character");
+		refusedWithNothingWritten(key, Reason.INVALID_REQUEST,
+				() -> this.settlements.settleFailed(key, "o".repeat(256), "no charge at the bank"))
+			.withMessageContaining("256 characters long; the ledger keeps at most 255");
+		refusedWithNothingWritten(key, Reason.RESULT_REFUSED, () -> this.settlements.settleSucceeded(key,
+				"{\"accountName\":\"Henderson\\u0000Industrial\",\"cents\":1250,\"reference\":\"RF-1\"}", "ops-anna",
+				"found it"))
+			.withMessageContaining("U+0000");
+
+		String reason = "No refund at the bank \ud83c\udfe6.\n\tAsk the customer whether to book it again.";
+		CallRecord settled = this.settlements.settleFailed(key, "o".repeat(255), reason);
+		assertThat(settled.settleReason()).isEqualTo(reason);
+		assertThat(settled.entry().error()).isEqualTo(reason);
+		assertThat(settled.settledBy()).isEqualTo("o".repeat(255));
+	}
+
+	@Test
+	void aListingReachesBackAtMostAHundredYearsWhichEveryDatabaseTakes() {
+		refundAwaitingHuman("r1", "Henderson Industrial", 1250);
+
+		assertThat(this.settlements.awaitingHuman(CallFilter.all().olderThan(CallFilter.MAX_OLDER_THAN)).calls())
+			.isEmpty();
+		assertThat(this.settlements.unsettled(CallFilter.all().olderThan(Duration.ofDays(36_525))).calls()).isEmpty();
+		for (Duration tooFar : List.of(CallFilter.MAX_OLDER_THAN.plusSeconds(1), Duration.ofDays(3_000_000),
+				Duration.ofDays(99_999_999_999L))) {
+			assertThatIllegalArgumentException().isThrownBy(() -> CallFilter.all().olderThan(tooFar))
+				.withMessageContaining("olderThan must be from zero to 36525 days");
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> this.ledger.unsettled(null, tooFar, MAX_ATTEMPTS, 0, 10))
+				.withMessageContaining("olderThan must be at most 36525 days");
+		}
+		assertThatIllegalArgumentException().isThrownBy(() -> CallFilter.all().tool("book_\u0000refund"))
+			.withMessageContaining("tool").withMessageContaining("control character");
+	}
+
+	@Test
+	void aResultOfAToolThisApplicationDoesNotHaveIsStoredWithItsNumbersAsWritten() throws Exception {
+		IdempotencyKey key = awaitingHumanWithoutItsTool("r1");
+
+		CallRecord settled = this.settlements.settleSucceeded(key,
+				"{\"invoice\":\"INV-7\",\"amount\":0.123456789012345678,\"fee\":12.50,\"rate\":1.0E-7}", "ops-anna",
+				"the invoice is paid");
+
+		JsonNode stored = mapper.readerFor(JsonNode.class)
+			.with(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+			.without(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+			.readValue(this.ledger.find(key).orElseThrow().result());
+		assertThat(stored.path("amount").decimalValue()).isEqualTo(new java.math.BigDecimal("0.123456789012345678"));
+		assertThat(stored.path("fee").decimalValue()).isEqualTo(new java.math.BigDecimal("12.50"));
+		assertThat(stored.path("rate").decimalValue()).isEqualByComparingTo("0.0000001");
+		assertThat(settled.entry().result()).isEqualTo(this.ledger.find(key).orElseThrow().result());
+	}
+
+	/** A call of a tool this application does not have (another application's), waiting for a human. */
+	IdempotencyKey awaitingHumanWithoutItsTool(String run) {
+		String arguments = "{\"invoice\":\"INV-7\"}";
+		IdempotencyKey key = io.idempotency.key.IdempotencyKeys.derive("pay_invoice", arguments, run);
+		this.ledger.claim(new io.idempotency.ledger.ClaimRequest(key, run, "rep-1", "pay_invoice", arguments));
+		this.jdbc.update("UPDATE " + LEDGER_TABLE + " SET status = 'unknown', reconcile_attempts = ? WHERE idempotency_key = ?",
+				MAX_ATTEMPTS, key.value());
+		return key;
 	}
 
 	@Test

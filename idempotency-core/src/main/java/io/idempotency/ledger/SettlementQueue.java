@@ -16,9 +16,15 @@ import io.idempotency.key.IdempotencyKey;
 public interface SettlementQueue {
 
 	/**
+	 * The furthest back {@link #unsettled} reaches: 36,525 days (100 years). Every database takes it; much
+	 * further, PostgreSQL's timestamps end and H2's date arithmetic overflows.
+	 */
+	Duration MAX_OLDER_THAN = Duration.ofDays(36_525);
+
+	/**
 	 * Unsettled rows (attempting or unknown) in the order of their ids, after a given id.
 	 * @param tool the tool whose rows to read, or {@code null} for every tool
-	 * @param olderThan how long ago a row must have been claimed
+	 * @param olderThan how long ago a row must have been claimed, from zero to {@link #MAX_OLDER_THAN}
 	 * @param awaitingHumanAfter when more than zero, only the rows that wait for a human after this many of
 	 * the reconciler's attempts; when zero, every unsettled row
 	 * @param afterId the id after which to read (zero from the start)

@@ -83,6 +83,10 @@ final class SettlementStatements {
 
 	List<CallRecord> unsettled(String tool, Duration olderThan, int awaitingHumanAfter, long afterId, int limit) {
 		LedgerRows.requireNotNegative(olderThan, "olderThan");
+		if (olderThan.compareTo(SettlementQueue.MAX_OLDER_THAN) > 0) {
+			throw new IllegalArgumentException("olderThan must be at most " + SettlementQueue.MAX_OLDER_THAN.toDays()
+					+ " days, but was " + olderThan);
+		}
 		if (limit < 1) {
 			throw new IllegalArgumentException("limit must be at least 1, but was " + limit);
 		}

@@ -25,8 +25,15 @@ public class SettlementRefusedException extends IllegalStateException {
 		/** The call is unsettled, but the reconciler has not handed it to a human. */
 		NOT_AWAITING_HUMAN,
 
-		/** Who settles, or why, was not given; or who is a name longer than the ledger keeps (255 characters). */
+		/** Who settles, or why, was not given. */
 		MISSING_REASON,
+
+		/**
+		 * Who settles, or why, is text the ledger does not store: a control character (U+0000 among them, which
+		 * PostgreSQL refuses; in a reason, tabs and line breaks are fine), half of a surrogate pair, or a name
+		 * longer than 255 characters.
+		 */
+		INVALID_REQUEST,
 
 		/** The result is not JSON, does not bind to the tool's result type, or may not be stored. */
 		RESULT_REFUSED

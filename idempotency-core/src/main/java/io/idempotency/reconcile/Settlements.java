@@ -6,28 +6,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.ledger.CallRecord;
 import io.idempotency.ledger.LedgerStatus;
-import io.idempotency.ledger.ResultCodec;
 import io.idempotency.ledger.SettlementQueue;
 import io.idempotency.reconcile.SettlementRefusedException.Reason;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import tools.jackson.core.JacksonException;
-import tools.jackson.core.exc.StreamReadException;
-import tools.jackson.databind.DeserializationFeature;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.exc.InvalidFormatException;
-import tools.jackson.databind.exc.MismatchedInputException;
-import tools.jackson.databind.exc.PropertyBindingException;
 import tools.jackson.databind.json.JsonMapper;
-
-import org.springframework.core.ResolvableType;
 
 /**
  * What an operator does with the calls the reconciler could not settle: lists them, and settles each by hand.
@@ -42,8 +31,11 @@ import org.springframework.core.ResolvableType;
  *
  * <p>A settlement is refused with a {@link SettlementRefusedException}, and nothing written, when the key is
  * unknown, the call is settled already or not waiting for a human, a reconciler holds it at that moment, who or
- * why is missing, or the result does not bind to the tool's result type. Each write is conditional on the row
- * still waiting: of two operators settling one call at once, one wins and the other is told it was settled.
+ * why is missing or is text the ledger does not store (U+0000 or another control character, a name longer
+ * than 255 characters), or the result does not bind to the tool's result type. Each write is conditional on
+ * the row still waiting: of two operators settling one call at once, one wins and the other is told it was
+ * settled. A result is read with its numbers exact ({@code 12.50} stays {@code 12.50}, never through
+ * {@code double}), and stored JSON is handed back as the ledger holds it.
  *
  * <p>It counts the settlements it wrote, by kind, and those it refused, by reason, since it started
  * ({@link #settledSucceeded()}, {@link #refused(Reason)}, ...): the starter's metrics read them.
@@ -52,9 +44,6 @@ import org.springframework.core.ResolvableType;
  * for a human what the reconciler hands to one.
  */
 public final class Settlements {
-
-	/** The longest name of who settles a call that the ledger keeps ({@code settled_by}). */
-	static final int MAX_OPERATOR_LENGTH = 255;
 
 	private static final Logger logger = LoggerFactory.getLogger(Settlements.class);
 
@@ -74,11 +63,7 @@ public final class Settlements {
 
 	private final SettlementQueue ledger;
 
-	private final ReconcileMethods tools;
-
-	private final JsonMapper resultMapper;
-
-	private final ResultCodec results;
+	private final SettledResults results;
 
 	private final int maxAttempts;
 
@@ -99,9 +84,8 @@ public final class Settlements {
 	public Settlements(SettlementQueue ledger, ReconcileMethods tools, JsonMapper resultMapper,
 			ReconcilerSettings settings) {
 		this.ledger = Objects.requireNonNull(ledger, "ledger");
-		this.tools = Objects.requireNonNull(tools, "tools");
-		this.resultMapper = Objects.requireNonNull(resultMapper, "resultMapper");
-		this.results = new ResultCodec(resultMapper, tools.maxResultBytes());
+		this.results = new SettledResults(Objects.requireNonNull(tools, "tools"),
+				Objects.requireNonNull(resultMapper, "resultMapper"));
 		this.maxAttempts = settings.maxAttempts();
 		for (Reason reason : Reason.values()) {
 			this.refused.put(reason, new AtomicLong());
@@ -170,7 +154,7 @@ public final class Settlements {
 	public CallRecord settleSucceeded(IdempotencyKey key, String resultJson, String operator, String reason) {
 		return counted(this.settledSucceeded, () -> {
 			CallRecord call = waiting(key, operator, reason);
-			String stored = storable(call, resultJson);
+			String stored = this.results.storable(call, resultJson, this.ledger.redaction());
 			return written(call, LedgerStatus.SUCCEEDED,
 					this.ledger.settle(key, LedgerStatus.SUCCEEDED, stored, null, this.maxAttempts, operator, reason));
 		});
@@ -225,16 +209,8 @@ public final class Settlements {
 	/** The call, if it waits for a human and the settlement says who and why; else the refusal. */
 	private CallRecord waiting(IdempotencyKey key, String operator, String reason) {
 		Objects.requireNonNull(key, "key");
-		if (operator == null || operator.isBlank()) {
-			throw new SettlementRefusedException(key, Reason.MISSING_REASON, "say who settles the call");
-		}
-		if (operator.length() > MAX_OPERATOR_LENGTH) {
-			throw new SettlementRefusedException(key, Reason.MISSING_REASON, "the name of who settles the call is "
-					+ operator.length() + " characters long; the ledger keeps at most " + MAX_OPERATOR_LENGTH);
-		}
-		if (reason == null || reason.isBlank()) {
-			throw new SettlementRefusedException(key, Reason.MISSING_REASON, "say why the call is settled so");
-		}
+		SettlementText.checkOperator(key, operator);
+		SettlementText.checkReason(key, reason);
 		CallRecord call = this.ledger.record(key)
 			.orElseThrow(() -> new SettlementRefusedException(key, Reason.UNKNOWN_KEY, "the ledger has no call of this key"));
 		refuseUnlessWaiting(call);
@@ -263,107 +239,6 @@ public final class Settlements {
 					+ " the reconciler has tried it " + call.entry().reconcileAttempts() + " of " + this.maxAttempts
 					+ " times");
 		}
-	}
-
-	/** The result as the ledger stores it, checked as the advice checks a tool's result. */
-	private String storable(CallRecord call, String resultJson) {
-		IdempotencyKey key = call.entry().key();
-		String tool = call.entry().tool();
-		Optional<ReconcileMethod> method = this.tools.find(tool);
-		Optional<ResolvableType> type = this.tools.resultType(tool);
-		if (method.isPresent() && method.get().returnsNothing()) {
-			if (resultJson != null && !resultJson.isBlank()) {
-				throw new SettlementRefusedException(key, Reason.RESULT_REFUSED,
-						"tool '" + tool + "' returns nothing, so a settlement has no result");
-			}
-			return null;
-		}
-		if (resultJson == null || resultJson.isBlank()) {
-			throw new SettlementRefusedException(key, Reason.RESULT_REFUSED, "give the result the call of tool '" + tool
-					+ "' returned, as JSON (JSON null for a call that returned null)");
-		}
-		Object value;
-		try {
-			value = (type.isPresent()) ? bind(resultJson, type.get()) : this.resultMapper.readTree(resultJson);
-		}
-		catch (JacksonException ex) {
-			throw new SettlementRefusedException(key, Reason.RESULT_REFUSED,
-					"the result does not bind to the result type of tool '" + tool + "': " + whatDoesNotBind(ex));
-		}
-		Set<String> sensitive = method.map(ReconcileMethod::sensitiveNames).orElse(Set.of());
-		ResultCodec.Storable storable = this.results.storable(value, this.ledger.redaction(), null, sensitive);
-		if (storable.notStored() != null) {
-			throw new SettlementRefusedException(key, Reason.RESULT_REFUSED,
-					"the result may not be stored: " + storable.notStored());
-		}
-		return storable.json();
-	}
-
-	/**
-	 * What of a result does not bind, in JSON's words, for whoever settles: the member or value at fault and
-	 * where, never a Java type.
-	 */
-	static String whatDoesNotBind(JacksonException failure) {
-		String at = failure.getPath().isEmpty() ? "" : " at " + pointer(failure.getPath());
-		if (failure instanceof StreamReadException) {
-			return "it is not JSON (" + failure.getOriginalMessage() + ")";
-		}
-		if (failure instanceof PropertyBindingException unknown) {
-			return "member '" + unknown.getPropertyName() + "'" + at + ": the result type has no such member";
-		}
-		if (failure instanceof InvalidFormatException invalid && invalid.getTargetType() != null) {
-			return "the value" + at + ", " + quoted(invalid.getValue()) + ", is not " + jsonWord(invalid.getTargetType());
-		}
-		String message = String.valueOf(failure.getOriginalMessage());
-		if (message.startsWith("Trailing token")) {
-			return "there is more after the value";
-		}
-		if (failure instanceof MismatchedInputException mismatched && mismatched.getTargetType() != null) {
-			return "the value" + at + " is not " + jsonWord(mismatched.getTargetType());
-		}
-		return "the value" + at + " does not fit";
-	}
-
-	/** A path as a JSON pointer: {@code /items/0/quantity}. */
-	private static String pointer(List<JacksonException.Reference> path) {
-		StringBuilder pointer = new StringBuilder();
-		for (JacksonException.Reference step : path) {
-			pointer.append('/').append((step.getPropertyName() != null) ? step.getPropertyName() : step.getIndex());
-		}
-		return pointer.toString();
-	}
-
-	private static String quoted(Object value) {
-		return (value instanceof String text) ? "\"" + text + "\"" : String.valueOf(value);
-	}
-
-	/** What JSON calls a value of this type. */
-	private static String jsonWord(Class<?> type) {
-		if (type.isArray() || java.util.Collection.class.isAssignableFrom(type)) {
-			return "an array";
-		}
-		Class<?> boxed = org.springframework.util.ClassUtils.resolvePrimitiveIfNecessary(type);
-		if (boxed == Integer.class || boxed == Long.class || boxed == Short.class || boxed == Byte.class
-				|| boxed == java.math.BigInteger.class) {
-			return "a whole number";
-		}
-		if (Number.class.isAssignableFrom(boxed)) {
-			return "a number";
-		}
-		if (boxed == Boolean.class) {
-			return "true or false";
-		}
-		if (CharSequence.class.isAssignableFrom(boxed) || boxed == Character.class) {
-			return "a string";
-		}
-		return boxed.isEnum() ? "one of its names" : "an object";
-	}
-
-	/** Binds strictly: a member the type does not have, or anything after the value, is a mistake. */
-	private Object bind(String json, ResolvableType type) {
-		return this.resultMapper.readerFor(this.resultMapper.getTypeFactory().constructType(type.getType()))
-			.with(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-			.readValue(json);
 	}
 
 	/** The call as written, or, when the write found the row no longer waiting, the refusal that says why. */

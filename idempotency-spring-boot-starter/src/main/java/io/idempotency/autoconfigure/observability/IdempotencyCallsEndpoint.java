@@ -16,9 +16,11 @@ import io.idempotency.reconcile.SettlementRefusedException.Reason;
 import io.idempotency.reconcile.Settlements;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.util.RawValue;
 
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
@@ -52,7 +54,13 @@ import org.springframework.boot.convert.DurationStyle;
  *
  * <p>Read-only unless the application allows more ({@code management.endpoint.idempotencycalls.access=unrestricted}):
  * a settlement decides what a repeat of a call is told, so an application that exposes every endpoint does not
- * let anyone who reaches it settle calls. Web only: over JMX no user can be told from another.
+ * let anyone who reaches it settle calls. Only that setting opens it, never Boot's settings for every endpoint
+ * ({@code management.endpoints.access.default}, the older {@code enabled-by-default}) nor the older
+ * {@code management.endpoint.idempotencycalls.enabled}: the starter's {@code OperationFilter} leaves the
+ * settlement unmapped without it. Web only: over JMX no user can be told from another.
+ *
+ * <p>Arguments and results are the stored JSON, written as the ledger holds it: never read into numbers, so
+ * that an amount is shown to the digit, as in the statement an operator looks for it in.
  */
 @WebEndpoint(id = "idempotencycalls", defaultAccess = Access.READ_ONLY)
 public class IdempotencyCallsEndpoint {
@@ -61,7 +69,8 @@ public class IdempotencyCallsEndpoint {
 
 	private final Settlements settlements;
 
-	private final JsonMapper json = new JsonMapper();
+	/** Checks that stored text is one JSON value, and nothing after it, before it is written out as it is. */
+	private final JsonMapper json = JsonMapper.builder().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
 
 	public IdempotencyCallsEndpoint(Settlements settlements) {
 		this.settlements = Objects.requireNonNull(settlements, "settlements");
@@ -73,7 +82,9 @@ public class IdempotencyCallsEndpoint {
 
 	/**
 	 * A call as the ledger holds it.
-	 * @param arguments as stored, sensitive values redacted; JSON, or text where the row does not hold JSON
+	 * @param arguments as stored, sensitive values redacted: the stored JSON as it is, numbers to the digit, or
+	 * text where the row does not hold JSON
+	 * @param result as stored, likewise
 	 * @param age how long ago it was claimed (ISO-8601)
 	 * @param beingReconciled whether a reconciler holds it at this moment
 	 * @param settledBy who last settled it by hand, or sent it back to the reconciler
@@ -96,7 +107,8 @@ public class IdempotencyCallsEndpoint {
 	/**
 	 * One page of the calls that wait for a human.
 	 * @param tool only this tool's calls
-	 * @param olderThan only calls claimed at least so long ago ({@code 30m}, {@code 2h}, {@code PT1H})
+	 * @param olderThan only calls claimed at least so long ago ({@code 30m}, {@code 2h}, {@code PT1H}), at most
+	 * 100 years
 	 * @param limit the most calls on the page, 1 to 1000 (50 by default)
 	 * @param after the {@code nextAfter} of the previous page
 	 */
@@ -110,6 +122,10 @@ public class IdempotencyCallsEndpoint {
 					number(after, "after", 0, 0, Long.MAX_VALUE));
 		}
 		catch (InvalidRequest ex) {
+			return invalid(null, ex.getMessage());
+		}
+		catch (IllegalArgumentException ex) {
+			// What the ledger cannot take (an olderThan past its bound, a control character in the tool's name).
 			return invalid(null, ex.getMessage());
 		}
 		Settlements.Page page = this.settlements.awaitingHuman(filter);
@@ -269,17 +285,24 @@ public class IdempotencyCallsEndpoint {
 				record.settleReason());
 	}
 
-	/** The stored JSON as JSON; text where the row holds something else (H2's text column, edited). */
+	/**
+	 * The stored JSON written into the answer as the ledger holds it, never read into numbers: {@code 12.50}
+	 * stays {@code 12.50} and {@code 0.123456789012345678} keeps every digit. Text where the row holds something
+	 * other than one JSON value (H2's text column, edited).
+	 */
 	private @Nullable JsonNode node(@Nullable String stored) {
 		if (stored == null) {
 			return null;
 		}
 		try {
-			return this.json.readTree(stored);
+			if (!this.json.readTree(stored).isMissingNode()) {
+				return nodes.rawValueNode(new RawValue(stored));
+			}
 		}
 		catch (JacksonException ex) {
-			return nodes.stringNode(stored);
+			// Not JSON: answered as text.
 		}
+		return nodes.stringNode(stored);
 	}
 
 	private static WebEndpointResponse<Object> invalid(@Nullable String key, String why) {
@@ -291,7 +314,7 @@ public class IdempotencyCallsEndpoint {
 		int status = switch (reason) {
 			case UNKNOWN_KEY -> WebEndpointResponse.STATUS_NOT_FOUND;
 			case ALREADY_SETTLED, BEING_RECONCILED, NOT_AWAITING_HUMAN -> 409;
-			case MISSING_REASON, RESULT_REFUSED -> WebEndpointResponse.STATUS_BAD_REQUEST;
+			case MISSING_REASON, INVALID_REQUEST, RESULT_REFUSED -> WebEndpointResponse.STATUS_BAD_REQUEST;
 		};
 		return new WebEndpointResponse<>(new Refusal(key, reason.name().toLowerCase(Locale.ROOT), message), status);
 	}

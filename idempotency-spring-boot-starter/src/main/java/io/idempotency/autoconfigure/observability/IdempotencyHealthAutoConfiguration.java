@@ -10,6 +10,8 @@ import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.reconcile.Settlements;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.OperationFilter;
+import org.springframework.boot.actuate.endpoint.web.WebOperation;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -19,6 +21,7 @@ import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEn
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * The health indicator, the {@code idempotency} Actuator endpoint and the {@code idempotencycalls} endpoint of
@@ -85,6 +88,12 @@ public class IdempotencyHealthAutoConfiguration {
 		@ConditionalOnMissingBean
 		IdempotencyCallsEndpoint idempotencyCallsEndpoint(Settlements settlements) {
 			return new IdempotencyCallsEndpoint(settlements);
+		}
+
+		/** Settling only with the endpoint's own access setting, never through an application-wide one. */
+		@Bean
+		OperationFilter<WebOperation> idempotencyCallsAccess(Environment environment) {
+			return new IdempotencyCallsAccess(environment);
 		}
 
 	}

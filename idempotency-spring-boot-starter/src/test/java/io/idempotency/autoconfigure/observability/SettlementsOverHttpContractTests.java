@@ -1,6 +1,7 @@
 package io.idempotency.autoconfigure.observability;
 
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -36,7 +37,9 @@ import io.idempotency.testsupport.TestDatabases;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.cfg.JsonNodeFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -110,7 +113,13 @@ abstract class SettlementsOverHttpContractTests {
 
 	}
 
-	record Answer(int status, JsonNode body) {
+	/** Reads an answer's numbers as written: decimals with their scale, never through {@code double}. */
+	static final JsonMapper EXACT = JsonMapper.builder()
+		.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+		.disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+		.build();
+
+	record Answer(int status, JsonNode body, String text) {
 
 		String message() {
 			return this.body.path("message").asString();
@@ -164,7 +173,7 @@ abstract class SettlementsOverHttpContractTests {
 		HttpResponse<String> response = this.http.send(request.timeout(Duration.ofSeconds(30)).build(),
 				HttpResponse.BodyHandlers.ofString());
 		String body = response.body();
-		return new Answer(response.statusCode(), JSON.readTree((body == null || body.isEmpty()) ? "{}" : body));
+		return new Answer(response.statusCode(), JSON.readTree((body == null || body.isEmpty()) ? "{}" : body), body);
 	}
 
 	URI uri(String path) {
@@ -392,6 +401,97 @@ abstract class SettlementsOverHttpContractTests {
 
 		assertThat(row(key)).as("nothing was written").isEqualTo(before);
 		assertThat(this.settlements.find(key).orElseThrow().settledBy()).isNull();
+	}
+
+	@Test
+	void inputsTheDatabaseCannotTakeAreA400ThatSaysWhatWasWrongAndWritesNothing() throws Exception {
+		IdempotencyKey key = refundAwaitingHuman("unstorable", "Acme", 10);
+		LedgerEntry before = row(key);
+		String path = "/" + key.value();
+
+		for (String olderThan : List.of("3000000d", "99999999999d", "36526d")) {
+			Answer tooFarBack = get("?olderThan=" + olderThan);
+			assertThat(tooFarBack.status()).as(olderThan).isEqualTo(400);
+			assertThat(tooFarBack.refused()).isEqualTo("invalid_request");
+			assertThat(tooFarBack.message()).contains("olderThan").contains("36525 days");
+		}
+		Answer furthestBack = get("?olderThan=36525d");
+		assertThat(furthestBack.status()).as("100 years back, on every database").isEqualTo(200);
+		assertThat(furthestBack.body().path("calls")).isEmpty();
+		Answer nulInTool = get("?" + query("tool", "book_\u0000refund"));
+		assertThat(nulInTool.status()).isEqualTo(400);
+		assertThat(nulInTool.message()).contains("tool").contains("control character");
+
+		Answer nulInReason = post(path, Map.of("settle", "failed", "reason", "no refund\u0000", "operator", "ops-anna"));
+		assertThat(nulInReason.status()).isEqualTo(400);
+		assertThat(nulInReason.refused()).isEqualTo("invalid_request");
+		assertThat(nulInReason.message()).contains("the reason").contains("U+0000");
+		Answer nulInOperator = post(path, Map.of("settle", "retry", "reason", "the bank is back", "operator", "ops\u0000anna"));
+		assertThat(nulInOperator.status()).isEqualTo(400);
+		assertThat(nulInOperator.message()).contains("who settles").contains("U+0000");
+		Answer lineBreakInOperator = post(path,
+				Map.of("settle", "retry", "reason", "the bank is back", "operator", "ops-anna\nops-ben"));
+		assertThat(lineBreakInOperator.status()).isEqualTo(400);
+		assertThat(lineBreakInOperator.message()).contains("U+000A");
+		Answer longOperator = post(path,
+				Map.of("settle", "failed", "reason", "no refund", "operator", "o".repeat(256)));
+		assertThat(longOperator.status()).isEqualTo(400);
+		assertThat(longOperator.refused()).isEqualTo("invalid_request");
+		assertThat(longOperator.message()).contains("256 characters").contains("at most 255");
+		Answer nulInResult = post(path, Map.of("settle", "succeeded", "result",
+				"{\"account\":\"Ac\\u0000me\",\"cents\":10,\"reference\":\"RF-1\"}", "reason", "found it", "operator",
+				"ops-anna"));
+		assertThat(nulInResult.status()).isEqualTo(400);
+		assertThat(nulInResult.refused()).isEqualTo("result_refused");
+		assertThat(nulInResult.message()).contains("U+0000");
+		for (Answer refused : List.of(nulInReason, nulInOperator, lineBreakInOperator, longOperator, nulInResult)) {
+			assertNoJavaType(refused.message());
+		}
+
+		assertThat(row(key)).as("nothing was written").isEqualTo(before);
+		assertThat(this.settlements.find(key).orElseThrow().settledBy()).isNull();
+		Answer multiline = post(path,
+				Map.of("settle", "failed", "reason", "No refund was booked.\n\tAsk the customer.", "operator", "ops-anna"));
+		assertThat(multiline.status()).as("tabs and line breaks in a reason are text").isEqualTo(200);
+		assertThat(row(key).error()).isEqualTo("No refund was booked.\n\tAsk the customer.");
+	}
+
+	// What is shown
+
+	@Test
+	void storedArgumentsAndResultsAreShownAsTheLedgerHoldsThemNeverThroughDouble() throws Exception {
+		IdempotencyKey key = refundAwaitingHuman("exact", "Acme", 10);
+		String json = "postgresql".equals(LedgerSchema.platformOf(this.jdbc.getDataSource())) ? "CAST(? AS JSONB)" : "?";
+		// As the advice stores a BigDecimal argument or result of a tool that books amounts.
+		this.jdbc.update("UPDATE " + TABLE + " SET arguments = " + json + " WHERE idempotency_key = ?",
+				"{\"account\":\"Acme\",\"amount\":0.123456789012345678,\"fee\":12.50,\"cents\":10}", key.value());
+
+		Answer listed = get("?limit=10");
+		Answer read = get("/" + key.value());
+
+		assertThat(listed.text()).contains("0.123456789012345678").contains("12.50").doesNotContain("0.12345678901234568");
+		assertExact(listed.text(), "/calls/0/arguments");
+		assertThat(read.text()).contains("0.123456789012345678").contains("12.50");
+		assertExact(read.text(), "/arguments");
+
+		Answer settled = post("/" + key.value(), Map.of("settle", "succeeded", "result",
+				"{\"account\":\"Acme\",\"cents\":10,\"reference\":\"RF-1\"}", "reason", "found it", "operator",
+				"ops-anna"));
+		assertThat(settled.status()).isEqualTo(200);
+		this.jdbc.update("UPDATE " + TABLE + " SET result = " + json + " WHERE idempotency_key = ?",
+				"{\"account\":\"Acme\",\"amount\":0.123456789012345678,\"fee\":12.50,\"cents\":10}", key.value());
+		Answer result = get("/" + key.value());
+		assertThat(result.text()).contains("0.123456789012345678").contains("12.50");
+		assertExact(result.text(), "/result");
+	}
+
+	/** The amounts under this pointer of the answer, read to the digit: {@code 12.50} is not {@code 12.5}. */
+	static void assertExact(String answer, String pointer) {
+		JsonNode node = EXACT.readTree(answer).at(pointer);
+		assertThat(node.path("amount").decimalValue()).isEqualTo(new BigDecimal("0.123456789012345678"));
+		assertThat(node.path("fee").decimalValue()).isEqualTo(new BigDecimal("12.50"));
+		assertThat(node.path("cents").asInt()).isEqualTo(10);
+		assertThat(node.path("account").asString()).isEqualTo("Acme");
 	}
 
 	static void assertNoJavaType(String message) {
