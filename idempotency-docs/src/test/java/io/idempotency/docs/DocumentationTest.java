@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -24,11 +25,13 @@ import static org.junit.jupiter.api.Assertions.fail;
  * The pages a reader is given, README.md and docs/*.md, are held to the code.
  * <ul>
  * <li>Every Java example is preceded by a line {@code <!-- snippet: io/idempotency/docs/File.java#name -->}
- * and is exactly the region of that file (under this module's {@code src/test/java}) between
- * {@code // tag::name[]} and {@code // end::name[]}, with its common leading indentation removed. A tag
- * may mark several regions of one file (an example's imports and its statements): they are shown as one
- * block, in order, each with its own indentation removed. The files compile against the library's API,
- * so every example does.</li>
+ * and is exactly the imports it needs followed by the region of that file (under this module's
+ * {@code src/test/java}) between {@code // tag::name[]} and {@code // end::name[]}, with its common leading
+ * indentation removed. The imports it needs are those of the file's {@code import} lines whose name (a type's
+ * simple name, or a static import's member) the region's code uses outside comments and literals, in the
+ * file's order and groups, then an empty line. A tag may mark several regions of one file: they are shown as
+ * one block, in order, each with its own indentation removed. The files compile against the library's API,
+ * so every example does, and a reader who copies one has its imports exactly.</li>
  * <li>Every relative link names a file of the project, and every {@code #anchor} a heading of its page, by
  * GitHub's rule.</li>
  * <li>README.md stays a front door: at most {@value #README_MAX_LINES} lines.</li>
@@ -58,6 +61,10 @@ class DocumentationTest {
     private static final Pattern HTML_ANCHOR = Pattern.compile("<a\\s[^>]*(?:name|id)\\s*=\\s*\"([^\"]+)\"");
 
     private static final Pattern CODE_SPAN = Pattern.compile("(`+)(.+?)\\1");
+
+    private static final Pattern IMPORT = Pattern.compile("^import\\s+(static\\s+)?([\\w.]+(?:\\.\\*)?)\\s*;$");
+
+    private static final Pattern IDENTIFIER = Pattern.compile("[\\p{L}_$][\\p{L}\\p{N}_$]*");
 
     private static final Pattern SCHEME = Pattern.compile("^[a-zA-Z][a-zA-Z0-9+.-]*:");
 
@@ -207,7 +214,92 @@ class DocumentationTest {
         if (current != null) {
             throw new IllegalArgumentException(source + ": tag " + tag + " is never ended");
         }
-        return trimTrailing(shown);
+        List<String> region = trimTrailing(shown);
+        List<String> imports = importsUsed(source, lines, region);
+        if (imports.isEmpty()) {
+            return region;
+        }
+        List<String> example = new ArrayList<>(imports);
+        example.add("");
+        example.addAll(region);
+        return example;
+    }
+
+    /**
+     * The import lines of a file that a region uses, in the file's order, an empty line between groups as the
+     * file has them. An import is used when the name it brings in (the last part of its name) is a word of the
+     * region's code, comments and literals left out.
+     */
+    static List<String> importsUsed(String source, List<String> lines, List<String> region) {
+        Set<String> words = new HashSet<>();
+        Matcher word = IDENTIFIER.matcher(code(String.join("\n", region)));
+        while (word.find()) {
+            words.add(word.group());
+        }
+        List<String> used = new ArrayList<>();
+        boolean imports = false;
+        boolean gap = false;
+        for (String line : lines) {
+            String stripped = line.strip();
+            if (stripped.isEmpty() || stripped.startsWith("//")) {
+                gap = true;
+                continue;
+            }
+            Matcher matcher = IMPORT.matcher(stripped);
+            if (!matcher.matches()) {
+                if (imports) {
+                    break;   // the end of the imports
+                }
+                continue;    // the package, or a comment before it
+            }
+            imports = true;
+            String name = matcher.group(2);
+            if (name.endsWith(".*")) {
+                throw new IllegalArgumentException(source + ": " + stripped
+                        + ": a snippet's file imports each name, so that its example shows what it uses");
+            }
+            if (words.contains(name.substring(name.lastIndexOf('.') + 1))) {
+                if (gap && !used.isEmpty()) {
+                    used.add("");
+                }
+                used.add(stripped);
+                gap = false;
+            }
+        }
+        return used;
+    }
+
+    /** Java text with its comments, string and character literals (text blocks too) blanked out. */
+    static String code(String text) {
+        StringBuilder code = new StringBuilder();
+        int i = 0;
+        while (i < text.length()) {
+            if (text.startsWith("//", i)) {
+                int end = text.indexOf('\n', i);
+                i = (end < 0) ? text.length() : end;
+            }
+            else if (text.startsWith("/*", i)) {
+                int end = text.indexOf("*/", i + 2);
+                i = (end < 0) ? text.length() : end + 2;
+            }
+            else if (text.startsWith("\"\"\"", i)) {
+                int end = text.indexOf("\"\"\"", i + 3);
+                i = (end < 0) ? text.length() : end + 3;
+            }
+            else if (text.charAt(i) == '"' || text.charAt(i) == '\'') {
+                char quote = text.charAt(i++);
+                while (i < text.length() && text.charAt(i) != quote && text.charAt(i) != '\n') {
+                    i += (text.charAt(i) == '\\') ? 2 : 1;
+                }
+                i++;
+            }
+            else {
+                code.append(text.charAt(i++));
+                continue;
+            }
+            code.append(' ');
+        }
+        return code.toString();
     }
 
     /** Every {@code file#tag} of the snippet sources. */

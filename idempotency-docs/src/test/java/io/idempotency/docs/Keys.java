@@ -1,17 +1,12 @@
 package io.idempotency.docs;
 
-// tag::derive[]
-import io.idempotency.key.IdempotencyKey;
-import io.idempotency.key.IdempotencyKeys;
-
-// end::derive[]
 import java.lang.reflect.Method;
 import java.util.Map;
 
-/**
- * docs/tools-runs-and-keys.md: keys derived from JSON text, from values and from an invocation. The
- * example's imports and its statements are two regions of one tag, shown as one block.
- */
+import io.idempotency.key.IdempotencyKey;
+import io.idempotency.key.IdempotencyKeys;
+
+/** docs/tools-runs-and-keys.md: keys derived from JSON text, from values and from an invocation. */
 class Keys {
 
     void derive(String runId, Method method, Object[] args) {

@@ -1,13 +1,9 @@
 package io.idempotency.docs;
 
-import java.util.Map;
-import java.util.Optional;
-
 import javax.sql.DataSource;
 
 import io.idempotency.autoconfigure.IdempotencyDataSource;
 
-import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.boot.jdbc.DataSourceBuilder;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
 import org.springframework.context.annotation.Bean;
@@ -15,25 +11,10 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
 
 /**
- * The quick start of README.md and docs/getting-started.md: the ledger's {@code DataSource} and a run per
- * prompt; its tool, with its reconcile method, is {@link TicketTools}. QuickStartApplicationTest runs them.
+ * docs/getting-started.md: the ledger's {@code DataSource} beside the application's own. The rest of the quick
+ * start is an application of its own, in {@code io.idempotency.docs.quickstart}.
  */
 class QuickStart {
-
-    record Ticket(String id, String accountName, String issue, String reference) {
-    }
-
-    /** The external ticket system the tool acts on. */
-    interface TicketSystem {
-
-        Ticket create(String accountName, String issue, String reference);
-
-        Optional<Ticket> findByReference(String reference);
-
-    }
-
-    record User(String id) {
-    }
 
     @Configuration(proxyBeanMethods = false)
     static class LedgerConfiguration {
@@ -53,17 +34,6 @@ class QuickStart {
         }
         // end::ledger-data-source[]
 
-    }
-
-    static String ask(ChatClient.Builder chatClientBuilder, TicketTools ticketTools, String question, User user) {
-        // tag::run-per-prompt[]
-        // One run per prompt: the model's repeated calls within it act once; the next prompt is a new run.
-        String answer = chatClientBuilder.build().prompt(question)
-                .tools(ticketTools)
-                .toolContext(Map.of("userId", user.id()))   // optional: the user, so replays never cross users
-                .call().content();
-        // end::run-per-prompt[]
-        return answer;
     }
 
 }

@@ -1,18 +1,22 @@
-package io.idempotency.docs;
+package io.idempotency.docs.quickstart;
 
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.security.autoconfigure.actuate.web.servlet.EndpointRequest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpMethod;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 
-/** docs/operating.md: who may read the calls that wait for a human over HTTP, and who may settle them. */
+// docs/operating.md: who may read the calls that wait for a human over HTTP, and who may settle them.
+// SettlingOverHttpTest runs it in the quick start's application.
+// tag::security[]
 @Configuration(proxyBeanMethods = false)
-class SettlingOverHttp {
+class ActuatorSecurityConfiguration {
 
-    // tag::security[]
     @Bean
     SecurityFilterChain actuatorSecurity(HttpSecurity http) throws Exception {
         http.securityMatcher(EndpointRequest.toAnyEndpoint())
@@ -30,6 +34,16 @@ class SettlingOverHttp {
             .csrf((csrf) -> csrf.ignoringRequestMatchers(EndpointRequest.toAnyEndpoint()));
         return http.build();
     }
-    // end::security[]
 
+    // Who holds the roles: an operator, and a member of the operations team who only reads. Their passwords
+    // are encoded in the configuration (ops.password.anna={bcrypt}$2a$10$...), never in the code; with the
+    // organisation's sign-on instead, its groups are mapped to these roles.
+    @Bean
+    InMemoryUserDetailsManager operationsTeam(@Value("${ops.password.anna}") String anna,
+            @Value("${ops.password.victor}") String victor) {
+        return new InMemoryUserDetailsManager(
+                User.withUsername("anna").password(anna).roles("OPS", "IDEMPOTENCY_OPERATOR").build(),
+                User.withUsername("victor").password(victor).roles("OPS").build());
+    }
 }
+// end::security[]

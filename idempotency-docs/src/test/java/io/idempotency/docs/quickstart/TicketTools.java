@@ -1,4 +1,4 @@
-package io.idempotency.docs;
+package io.idempotency.docs.quickstart;
 
 import java.util.UUID;
 
@@ -6,8 +6,6 @@ import io.idempotency.IdempotentInvocation;
 import io.idempotency.IdempotentTool;
 import io.idempotency.Reconciliation;
 import io.idempotency.ToolResult;
-import io.idempotency.docs.QuickStart.Ticket;
-import io.idempotency.docs.QuickStart.TicketSystem;
 import io.idempotency.key.IdempotencyKey;
 
 import org.springframework.ai.chat.model.ToolContext;

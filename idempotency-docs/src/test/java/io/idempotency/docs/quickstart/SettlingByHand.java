@@ -1,4 +1,4 @@
-package io.idempotency.docs;
+package io.idempotency.docs.quickstart;
 
 import java.time.Duration;
 
@@ -10,7 +10,11 @@ import io.idempotency.reconcile.Settlements;
 
 import org.springframework.context.ApplicationContext;
 
-/** docs/operating.md: the calls that wait for a human, listed and settled by an operator. */
+/**
+ * docs/operating.md: the calls that wait for a human, listed and settled by an operator, in the quick start's
+ * application. Each settlement is a method of its own, as each is one of three choices; SettlingOverHttpTest
+ * settles a call of the quick start's tool with the first.
+ */
 class SettlingByHand {
 
     void review(ApplicationContext context) {
@@ -31,15 +35,27 @@ class SettlingByHand {
         // end::list[]
     }
 
-    void settle(Settlements settlements, String keyFromTheList) {
+    void settleSucceeded(Settlements settlements, String keyFromTheList) {
         // tag::settle[]
         IdempotencyKey key = new IdempotencyKey(keyFromTheList);
 
-        // The help desk has the ticket: the call took effect, and a repeat replays this result.
-        settlements.settleSucceeded(key, "{\"ticketId\":\"T-1042\"}", "ops-anna", "ticket T-1042 is in the help desk");
+        // The help desk has the ticket: the call took effect, and a repeat replays this result, the tool's Ticket.
+        String ticket = """
+                {"id": "T-1042", "accountName": "Acme", "issue": "pump noise", "reference": "atlas-3f2a9c1e7b5d4a60"}""";
+        settlements.settleSucceeded(key, ticket, "ops-anna", "ticket T-1042 is in the help desk");
+        // end::settle[]
+    }
+
+    void settleFailed(Settlements settlements, IdempotencyKey key) {
+        // tag::settle[]
 
         // Or it has none: the call did not take effect, and a repeat is told so, with this reason.
         settlements.settleFailed(key, "ops-anna", "No ticket was opened. Ask the user whether to open it again.");
+        // end::settle[]
+    }
+
+    void retry(Settlements settlements, IdempotencyKey key) {
+        // tag::settle[]
 
         // Or the help desk was down and is back: the reconciler asks the tool's reconcile method once more.
         settlements.retry(key, "ops-anna", "the help desk is back");
