@@ -13,7 +13,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 import javax.sql.DataSource;
 
@@ -113,7 +113,7 @@ abstract class BackgroundWritesContractTests {
 
 		private final Future<Claim> call;
 
-		RunningTransaction(JdbcLedger ledger, ClaimRequest request, Consumer<CallLedger> beforeCommit) {
+		RunningTransaction(JdbcLedger ledger, ClaimRequest request, BiConsumer<CallLedger, Claim> beforeCommit) {
 			TransactionTemplate callers = new TransactionTemplate(new DataSourceTransactionManager(
 					BackgroundWritesContractTests.this.dataSource));
 			callers.setIsolationLevel(TransactionTemplate.ISOLATION_READ_COMMITTED);
@@ -128,7 +128,7 @@ abstract class BackgroundWritesContractTests {
 				catch (InterruptedException ex) {
 					throw new IllegalStateException(ex);
 				}
-				beforeCommit.accept(joined);
+				beforeCommit.accept(joined, claim);
 				return claim;
 			}));
 		}
@@ -164,13 +164,14 @@ abstract class BackgroundWritesContractTests {
 		ClaimRequest transactional = request("r1", 1);
 		ClaimRequest other = request("r2", 2);
 		try (RunningTransaction running = new RunningTransaction(ledger, transactional,
-				(joined) -> assertThat(joined.recordSucceeded(transactional.key(), RESULT)).isTrue()).claimed()) {
+				(joined, won) -> assertThat(joined.recordSucceeded((Claim.Won) won, RESULT)).isTrue()).claimed()) {
 			// As the advice counts a repeat told that the call is in progress.
 			ledger.recordReplay(transactional.key());
 			Future<Integer> scheduledFlush = this.background.submit(ledger::flushReplayCounts);
-			assertThat(ledger.claim(other)).isInstanceOf(Claim.Won.class);
+			Claim otherClaim = ledger.claim(other);
+			assertThat(otherClaim).isInstanceOf(Claim.Won.class);
 
-			assertThat(ledger.recordSucceeded(other.key(), RESULT)).isTrue();
+			assertThat(ledger.recordSucceeded((Claim.Won) otherClaim, RESULT)).isTrue();
 
 			await().atMost(BOUND).until(() -> "succeeded".equals(statusInTable(other)));
 			assertThat(scheduledFlush.get(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("counts written").isZero();
@@ -192,15 +193,12 @@ abstract class BackgroundWritesContractTests {
 		JdbcLedger ledger = ledger(QUICK);
 		ClaimRequest settled = request("r1", 1);
 		ClaimRequest other = request("r2", 2);
-		ledger.claim(settled);
-		ledger.recordSucceeded(settled.key(), RESULT);
+		ledger.recordSucceeded((Claim.Won) ledger.claim(settled), RESULT);
 		ledger.writePendingOutcomes();
-		try (RunningTransaction repeat = new RunningTransaction(ledger, settled, (joined) -> {
+		try (RunningTransaction repeat = new RunningTransaction(ledger, settled, (joined, claim) -> {
 		}).claimed()) {
 			Future<Integer> scheduledFlush = this.background.submit(ledger::flushReplayCounts);
-			ledger.claim(other);
-
-			ledger.recordSucceeded(other.key(), RESULT);
+			ledger.recordSucceeded((Claim.Won) ledger.claim(other), RESULT);
 
 			await().atMost(BOUND).until(() -> "succeeded".equals(statusInTable(other)));
 			scheduledFlush.get(BOUND.toMillis(), TimeUnit.MILLISECONDS);
@@ -219,7 +217,7 @@ abstract class BackgroundWritesContractTests {
 		JdbcLedger ledger = ledger(OutcomeWriteBehind.off());
 		ClaimRequest transactional = request("r1", 1);
 		try (RunningTransaction running = new RunningTransaction(ledger, transactional,
-				(joined) -> joined.recordSucceeded(transactional.key(), RESULT)).claimed()) {
+				(joined, won) -> joined.recordSucceeded((Claim.Won) won, RESULT)).claimed()) {
 			ledger.recordReplay(transactional.key());
 			ledger.recordReplay(transactional.key());
 			assertThat(ledger.flushReplayCounts()).isZero();
@@ -272,8 +270,8 @@ abstract class BackgroundWritesContractTests {
 							// Each key claimed by every thread, twice, in an order of the thread's own.
 							ClaimRequest call = request(run, (i + offset) % keys);
 							Claim claim = ledger.claim(call);
-							if (claim instanceof Claim.Won) {
-								ledger.recordSucceeded(call.key(), RESULT);
+							if (claim instanceof Claim.Won won) {
+								ledger.recordSucceeded(won, RESULT);
 							}
 							else {
 								repeats.incrementAndGet();
