@@ -224,7 +224,7 @@ public class IdempotencyProperties {
 	/** The health indicator and the endpoint. */
 	public static class Health {
 
-		/** The window over which the replay rate is computed. */
+		/** The window over which the replay rate is computed: more than zero, at most 36500d. */
 		private Duration window = Duration.ofDays(30);
 
 		/**
@@ -235,9 +235,25 @@ public class IdempotencyProperties {
 
 		/**
 		 * How long the health indicator, and the gauge of the calls waiting for a human, reuse their last counts of
-		 * the ledger; whether the ledger can be reached is checked at every probe.
+		 * the ledger (zero: read at each probe, once at a time); whether the ledger can be reached is checked at
+		 * every probe.
 		 */
 		private Duration cacheFor = Duration.ofMinutes(1);
+
+		/**
+		 * How long a reading of the ledger by health, the endpoint or the gauge may take, and a probe wait for one:
+		 * a whole number of seconds from 1s to 60s. A probe whose reading does not answer within it (a table locked
+		 * by a migration) answers from the last reading, marked stale.
+		 */
+		private Duration timeout = Duration.ofSeconds(2);
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
+		}
 
 		public Duration getWindow() {
 			return this.window;

@@ -291,18 +291,19 @@ class IdempotencyAutoConfigurationTest {
 
 		@Bean
 		IdempotencyMetrics myMetrics(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler) {
-			return new IdempotencyMetrics(ledger, reconciler, 3, Duration.ofMinutes(1));
+			return new IdempotencyMetrics(ledger, reconciler, 3, Duration.ofMinutes(1), Duration.ofSeconds(2));
 		}
 
 		@Bean
 		IdempotencyHealthIndicator idempotencyHealthIndicator(JdbcLedger ledger) {
 			return new IdempotencyHealthIndicator(ledger, Duration.ofDays(1), 10, 3, Duration.ofMinutes(1),
-					java.util.Set::of, Duration.ofMinutes(2));
+					java.util.Set::of, Duration.ofMinutes(2), Duration.ofSeconds(2));
 		}
 
 		@Bean
 		IdempotencyEndpoint myEndpoint(JdbcLedger ledger) {
-			return new IdempotencyEndpoint(ledger, Duration.ofDays(1), 3, java.util.Set::of, Duration.ofMinutes(2));
+			return new IdempotencyEndpoint(ledger, Duration.ofDays(1), 3, java.util.Set::of, Duration.ofMinutes(2),
+					Duration.ofSeconds(2));
 		}
 
 	}
