@@ -12,8 +12,8 @@ import java.util.function.Supplier;
  * scrapes of a gauge. A reading runs on a thread of its own through {@link LedgerReads}, so it holds one
  * connection for at most about the timeout; the caller that starts it waits for it at most the timeout. While it
  * runs, other callers answer from the last reading at once, or, before the first, wait for it as long. However
- * many probes arrive while the table is locked, one connection of the pool reads it, and each probe answers
- * within the timeout, even where the driver does not interrupt the wait.
+ * many probes arrive while the table is locked, one connection of the pool reads it, and each probe waits for
+ * the counts at most the timeout, even where the driver does not interrupt the reading's wait.
  */
 final class LedgerReading<T> {
 

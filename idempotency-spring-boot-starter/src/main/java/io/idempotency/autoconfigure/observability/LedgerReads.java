@@ -15,8 +15,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * transaction of its own on the ledger's {@code DataSource}, one connection for all its statements, whose timeout
  * bounds them: JdbcTemplate gives each statement the time left as its JDBC query timeout (whole seconds), and
  * the driver cancels a statement that waits longer, for a lock as for anything else (PostgreSQL sends a cancel
- * request; MariaDB's driver runs it under {@code max_statement_time}). H2 does not interrupt every wait
- * ({@code SET EXCLUSIVE} holds a read until it ends).
+ * request; MariaDB's driver runs it under {@code max_statement_time}). H2's exclusive mode ({@code SET EXCLUSIVE})
+ * holds a read until it ends, whatever its timeout.
  */
 final class LedgerReads {
 

@@ -49,7 +49,8 @@ import static org.awaitility.Awaitility.await;
  * {@code ALTER TABLE}, a {@code VACUUM FULL}, a {@code LOCK TABLE}): every probe answers within the timeout, one
  * connection at most reads the counts however many probes arrive, the application's pool keeps connections to
  * give, and once the lock is released the probes read fresh counts. A subclass names the database and how its
- * table is locked.
+ * table is locked. H2 has none: no lock of its holds a plain read of the table, except its exclusive mode, which
+ * holds every statement of other connections (the connection check of each probe too) and no timeout interrupts.
  */
 abstract class LockedLedgerContractTests {
 
