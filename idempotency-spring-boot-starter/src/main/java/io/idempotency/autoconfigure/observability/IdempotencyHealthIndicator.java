@@ -28,7 +28,7 @@ import org.springframework.boot.health.contributor.Health;
  * balancer at once, for a state of the shared ledger that no restart fixes.
  * <p>
  * The details also carry the counts, read at most once per {@code cacheFor}, once at a time, each reading
- * bounded by {@code timeout} (see {@link LedgerReading}). When the ledger's table does not answer within it (a
+ * bounded by {@code timeout}. When the ledger's table does not answer within it (a
  * lock held by a migration, a {@code VACUUM FULL}, a {@code LOCK TABLE}), a probe answers from the last reading,
  * marked {@code stale} with its age ({@code readAgo}) and a warning; before any reading, UNKNOWN with the reason.
  * Calls wait for such a lock too, but are not refused, and every instance sees the same lock: no instance is
