@@ -19,8 +19,9 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
  * {@code /actuator/idempotency}: the replay rate over the window, the rows by status, the calls waiting
  * for a human, the oldest unsettled calls, and how this instance's calls were answered since it started.
  * Arguments and results are not shown. The ledger is read in one transaction whose timeout bounds each statement
- * (JdbcTemplate gives each statement the time left as its JDBC query timeout): where its table does not answer within it (a lock held by a migration, a
- * {@code VACUUM FULL}, a {@code LOCK TABLE}), the report fails with that reason, and its connection is returned.
+ * (JdbcTemplate gives each the time left as its JDBC query timeout): where its table does not answer within it
+ * (a lock held by a migration, a {@code VACUUM FULL}, a {@code LOCK TABLE}), the report fails with that reason,
+ * and its connection is returned.
  */
 @Endpoint(id = "idempotency")
 public class IdempotencyEndpoint {
