@@ -85,9 +85,18 @@ public class IdempotencyMaintenance implements SmartLifecycle, ScheduledTaskHold
 
 	@Override
 	public synchronized void start() {
-		Duration heartbeat = heartbeatInterval(this.properties);
+		// Every setting is checked before anything runs: a start that fails leaves no task scheduled.
+		Duration heartbeat = IdempotencyProperties.positive("idempotency.heartbeat.interval",
+				heartbeatInterval(this.properties));
+		Duration flush = IdempotencyProperties.positive("idempotency.replay-counts.flush-interval",
+				this.properties.getReplayCounts().getFlushInterval());
+		Reconciler reconciler = this.reconciler.getIfAvailable();
+		Duration reconcile = (reconciler != null) ? IdempotencyProperties.positive("idempotency.reconciler.interval",
+				this.properties.getReconciler().getInterval()) : null;
 		IdempotencyProperties.Retention retention = this.properties.getRetention();
 		checkRetention(retention);
+		Duration purge = (retention.getPeriod() != null)
+				? IdempotencyProperties.positive("idempotency.retention.interval", retention.getInterval()) : null;
 		// Housekeeping never keeps the JVM alive; on shutdown the context stops this and flushes.
 		this.scheduler = this.schedulers.poolSize(THREADS)
 			.threadNamePrefix("idempotency-")
@@ -97,14 +106,12 @@ public class IdempotencyMaintenance implements SmartLifecycle, ScheduledTaskHold
 		this.tasks = new ScheduledTaskRegistrar();
 		this.tasks.setTaskScheduler(this.scheduler);
 		schedule("heartbeat", heartbeat, this.ledger::heartbeat);
-		schedule("replay counts", this.properties.getReplayCounts().getFlushInterval(), this.ledger::flushReplayCounts);
-		Reconciler reconciler = this.reconciler.getIfAvailable();
+		schedule("replay counts", flush, this.ledger::flushReplayCounts);
 		if (reconciler != null) {
-			schedule("reconciler", this.properties.getReconciler().getInterval(), reconciler::reconcile);
+			schedule("reconciler", reconcile, reconciler::reconcile);
 		}
-		if (retention.getPeriod() != null) {
-			schedule("retention", retention.getInterval(),
-					() -> this.ledger.purgeSettled(retention.getPeriod(), retention.getBatchSize()));
+		if (purge != null) {
+			schedule("retention", purge, () -> this.ledger.purgeSettled(retention.getPeriod(), retention.getBatchSize()));
 		}
 		this.tasks.afterPropertiesSet();
 	}
@@ -151,6 +158,9 @@ public class IdempotencyMaintenance implements SmartLifecycle, ScheduledTaskHold
 					+ ": settled calls answer their repeats, and deleting them at once would let a repeat execute again."
 					+ " Leave it empty to keep them forever");
 		}
+		if (period != null) {
+			IdempotencyProperties.positive("idempotency.retention.period", period);
+		}
 		if (retention.getBatchSize() < 1) {
 			throw new IllegalStateException("idempotency.retention.batch-size must be at least 1, but was "
 					+ retention.getBatchSize());
@@ -158,10 +168,6 @@ public class IdempotencyMaintenance implements SmartLifecycle, ScheduledTaskHold
 	}
 
 	private void schedule(String name, Duration interval, Runnable work) {
-		if (interval == null || interval.isNegative() || interval.isZero()) {
-			throw new IllegalStateException("The interval of the idempotency " + name + " must be more than zero, but was "
-					+ interval);
-		}
 		this.tasks.addFixedDelayTask(new Task(name, interval, work), interval);
 	}
 

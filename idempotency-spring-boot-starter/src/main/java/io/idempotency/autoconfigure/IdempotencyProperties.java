@@ -224,7 +224,7 @@ public class IdempotencyProperties {
 	/** The health indicator and the endpoint. */
 	public static class Health {
 
-		/** The window over which the replay rate is computed. */
+		/** The window over which the replay rate is computed: more than zero, at most 36500d. */
 		private Duration window = Duration.ofDays(30);
 
 		/**
@@ -235,9 +235,25 @@ public class IdempotencyProperties {
 
 		/**
 		 * How long the health indicator, and the gauge of the calls waiting for a human, reuse their last counts of
-		 * the ledger; whether the ledger can be reached is checked at every probe.
+		 * the ledger (zero: read at each probe, once at a time); whether the ledger can be reached is checked at
+		 * every probe.
 		 */
 		private Duration cacheFor = Duration.ofMinutes(1);
+
+		/**
+		 * How long a reading of the ledger by health, the endpoint or the gauge may take, and a probe wait for one:
+		 * a whole number of seconds from 1s to 60s. A probe whose reading does not answer within it (a table locked
+		 * by a migration) answers from the last reading, marked stale.
+		 */
+		private Duration timeout = Duration.ofSeconds(2);
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
+		}
 
 		public Duration getWindow() {
 			return this.window;
@@ -735,13 +751,10 @@ public class IdempotencyProperties {
 		if (!cache.isEnabled()) {
 			return io.idempotency.ledger.ReplayCache.off();
 		}
-		try {
-			return new io.idempotency.ledger.ReplayCache(cache.getMaximumEntries(), cache.getTimeToLive());
-		}
-		catch (IllegalArgumentException | NullPointerException ex) {
-			throw new IllegalStateException("idempotency.replay-cache is not valid: " + ex.getMessage()
-					+ " (maximum-entries must be 0 or more, time-to-live positive; enabled=false turns the cache off)", ex);
-		}
+		atLeast("idempotency.replay-cache.maximum-entries", cache.getMaximumEntries(), 0,
+				" (enabled=false turns the cache off)");
+		return new io.idempotency.ledger.ReplayCache(cache.getMaximumEntries(),
+				positive("idempotency.replay-cache.time-to-live", cache.getTimeToLive()));
 	}
 
 	static io.idempotency.ledger.OutcomeWriteBehind outcomeWriteBehindOf(IdempotencyProperties properties) {
@@ -749,17 +762,43 @@ public class IdempotencyProperties {
 		if (!writeBehind.isEnabled()) {
 			return io.idempotency.ledger.OutcomeWriteBehind.off();
 		}
-		if (writeBehind.getCapacity() < 1) {
-			throw new IllegalStateException("idempotency.outcome-write-behind.capacity must be at least 1, but was "
-					+ writeBehind.getCapacity() + " (enabled=false turns write-behind off)");
+		atLeast("idempotency.outcome-write-behind.capacity", writeBehind.getCapacity(), 1,
+				" (enabled=false turns write-behind off)");
+		atLeast("idempotency.outcome-write-behind.batch-size", writeBehind.getBatchSize(), 1, "");
+		return new io.idempotency.ledger.OutcomeWriteBehind(writeBehind.getCapacity(), writeBehind.getBatchSize(),
+				notNegative("idempotency.outcome-write-behind.delay", writeBehind.getDelay()));
+	}
+
+	/** The longest duration a property may hold: a hundred years, which every supported database counts back. */
+	static final Duration LONGEST = Duration.ofDays(36_500);
+
+	/** The duration, or a start that fails naming the property: more than zero, at most {@link #LONGEST}. */
+	static Duration positive(String property, Duration value) {
+		if (value == null || value.isZero() || value.isNegative()) {
+			throw new IllegalStateException(property + " must be more than zero, but was " + value);
 		}
-		try {
-			return new io.idempotency.ledger.OutcomeWriteBehind(writeBehind.getCapacity(), writeBehind.getBatchSize(),
-					writeBehind.getDelay());
+		return atMostLongest(property, value);
+	}
+
+	/** The duration, or a start that fails naming the property: zero or more, at most {@link #LONGEST}. */
+	static Duration notNegative(String property, Duration value) {
+		if (value == null || value.isNegative()) {
+			throw new IllegalStateException(property + " must be zero or more, but was " + value);
 		}
-		catch (IllegalArgumentException | NullPointerException ex) {
-			throw new IllegalStateException("idempotency.outcome-write-behind is not valid: " + ex.getMessage()
-					+ " (batch-size must be at least 1, delay zero or more)", ex);
+		return atMostLongest(property, value);
+	}
+
+	private static Duration atMostLongest(String property, Duration value) {
+		if (value.compareTo(LONGEST) > 0) {
+			throw new IllegalStateException(property + " must be at most " + LONGEST.toDays() + "d, but was " + value);
+		}
+		return value;
+	}
+
+	/** A start that fails naming the property, unless the count is at least the least. */
+	static void atLeast(String property, long count, long least, String hint) {
+		if (count < least) {
+			throw new IllegalStateException(property + " must be at least " + least + ", but was " + count + hint);
 		}
 	}
 

@@ -28,11 +28,28 @@ public class IdempotencyReconcilerAutoConfiguration {
 	@ConditionalOnMissingBean
 	Reconciler idempotencyReconciler(ReconcileQueue ledger, IdempotentToolRegistry tools,
 			ObjectProvider<JsonMapper> jsonMapper, IdempotencyProperties properties) {
-		IdempotencyProperties.Reconciler settings = properties.getReconciler();
 		return new Reconciler(ledger, tools, jsonMapper.getIfAvailable(JsonMapper::new),
-				new ReconcilerSettings(settings.getStaleAfter(), settings.getStaleAfterByTool(), settings.getBatchSize(),
-						settings.getLease(), settings.getInitialBackoff(), settings.getMaxBackoff(),
-						settings.getMaxAttempts()));
+				settingsOf(properties.getReconciler()));
+	}
+
+	/** The reconciler's settings, or a start that fails naming the property out of its bounds. */
+	static ReconcilerSettings settingsOf(IdempotencyProperties.Reconciler settings) {
+		IdempotencyProperties.positive("idempotency.reconciler.stale-after", settings.getStaleAfter());
+		settings.getStaleAfterByTool()
+			.forEach((tool, after) -> IdempotencyProperties.positive("idempotency.reconciler.stale-after-by-tool." + tool,
+					after));
+		IdempotencyProperties.atLeast("idempotency.reconciler.batch-size", settings.getBatchSize(), 1, "");
+		IdempotencyProperties.positive("idempotency.reconciler.lease", settings.getLease());
+		IdempotencyProperties.positive("idempotency.reconciler.initial-backoff", settings.getInitialBackoff());
+		IdempotencyProperties.positive("idempotency.reconciler.max-backoff", settings.getMaxBackoff());
+		if (settings.getMaxBackoff().compareTo(settings.getInitialBackoff()) < 0) {
+			throw new IllegalStateException("idempotency.reconciler.max-backoff (" + settings.getMaxBackoff()
+					+ ") must not be shorter than idempotency.reconciler.initial-backoff (" + settings.getInitialBackoff()
+					+ ")");
+		}
+		IdempotencyProperties.atLeast("idempotency.reconciler.max-attempts", settings.getMaxAttempts(), 1, "");
+		return new ReconcilerSettings(settings.getStaleAfter(), settings.getStaleAfterByTool(), settings.getBatchSize(),
+				settings.getLease(), settings.getInitialBackoff(), settings.getMaxBackoff(), settings.getMaxAttempts());
 	}
 
 	@Bean

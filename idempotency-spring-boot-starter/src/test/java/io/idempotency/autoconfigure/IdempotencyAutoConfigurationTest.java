@@ -186,33 +186,107 @@ class IdempotencyAutoConfigurationTest {
 		});
 	}
 
+	/**
+	 * Every duration and count of the properties, out of its bounds: zero or negative where that means nothing,
+	 * longer than a database counts back, or not what JDBC can time; each with the message that names it.
+	 */
+	static Stream<Arguments> outOfBounds() {
+		return Stream.of(
+				Arguments.of("idempotency.health.window=0s", "idempotency.health.window must be more than zero, but was PT0S"),
+				Arguments.of("idempotency.health.window=-1d", "idempotency.health.window must be more than zero, but was PT-24H"),
+				Arguments.of("idempotency.health.window=36501d", "idempotency.health.window must be at most 36500d"),
+				Arguments.of("idempotency.health.minimum-calls=-1",
+						"idempotency.health.minimum-calls must be zero or more, but was -1"),
+				Arguments.of("idempotency.health.cache-for=-1s",
+						"idempotency.health.cache-for must be zero or more, but was PT-1S"),
+				Arguments.of("idempotency.health.cache-for=36501d", "idempotency.health.cache-for must be at most 36500d"),
+				Arguments.of("idempotency.health.timeout=0s", "idempotency.health.timeout must be a whole number of seconds"),
+				Arguments.of("idempotency.health.timeout=500ms", "idempotency.health.timeout must be a whole number of seconds"),
+				Arguments.of("idempotency.health.timeout=1500ms",
+						"idempotency.health.timeout must be a whole number of seconds from 1s to 60s (JDBC's query timeouts"
+								+ " are in seconds), but was PT1.5S"),
+				Arguments.of("idempotency.health.timeout=61s", "idempotency.health.timeout must be a whole number of seconds"),
+				Arguments.of("idempotency.reconciler.stale-after=0s",
+						"idempotency.reconciler.stale-after must be more than zero, but was PT0S"),
+				Arguments.of("idempotency.reconciler.stale-after=36501d",
+						"idempotency.reconciler.stale-after must be at most 36500d"),
+				Arguments.of("idempotency.reconciler.stale-after-by-tool.draft_quote=-1s",
+						"idempotency.reconciler.stale-after-by-tool.draft_quote must be more than zero, but was PT-1S"),
+				Arguments.of("idempotency.reconciler.batch-size=0", "idempotency.reconciler.batch-size must be at least 1, but was 0"),
+				Arguments.of("idempotency.reconciler.lease=0s", "idempotency.reconciler.lease must be more than zero, but was PT0S"),
+				Arguments.of("idempotency.reconciler.initial-backoff=-1s",
+						"idempotency.reconciler.initial-backoff must be more than zero, but was PT-1S"),
+				Arguments.of("idempotency.reconciler.max-backoff=0s",
+						"idempotency.reconciler.max-backoff must be more than zero, but was PT0S"),
+				Arguments.of("idempotency.reconciler.max-backoff=30s",
+						"idempotency.reconciler.max-backoff (PT30S) must not be shorter than idempotency.reconciler.initial-backoff (PT1M)"),
+				Arguments.of("idempotency.reconciler.max-attempts=0",
+						"idempotency.reconciler.max-attempts must be at least 1, but was 0"),
+				Arguments.of("idempotency.reconciler.interval=0s",
+						"idempotency.reconciler.interval must be more than zero, but was PT0S"),
+				Arguments.of("idempotency.heartbeat.interval=0s",
+						"idempotency.heartbeat.interval must be more than zero, but was PT0S"),
+				Arguments.of("idempotency.heartbeat.interval=-1s",
+						"idempotency.heartbeat.interval must be more than zero, but was PT-1S"),
+				Arguments.of("idempotency.replay-counts.flush-interval=0s",
+						"idempotency.replay-counts.flush-interval must be more than zero, but was PT0S"),
+				Arguments.of("idempotency.retention.period=-1d", "idempotency.retention.period must be more than zero"),
+				Arguments.of("idempotency.retention.period=36501d", "idempotency.retention.period must be at most 36500d"),
+				Arguments.of("idempotency.retention.interval=0s",
+						"idempotency.retention.interval must be more than zero, but was PT0S"),
+				Arguments.of("idempotency.retention.batch-size=0", "idempotency.retention.batch-size must be at least 1, but was 0"),
+				Arguments.of("idempotency.replay-cache.maximum-entries=-1",
+						"idempotency.replay-cache.maximum-entries must be at least 0, but was -1 (enabled=false turns the cache off)"),
+				Arguments.of("idempotency.replay-cache.time-to-live=0s",
+						"idempotency.replay-cache.time-to-live must be more than zero, but was PT0S"),
+				Arguments.of("idempotency.max-arguments-size=0B",
+						"idempotency.max-arguments-size must be at least 1 byte, but was 0B"),
+				Arguments.of("idempotency.max-result-size=0B", "idempotency.max-result-size must be at least 1 byte, but was 0B"));
+	}
+
+	@ParameterizedTest
+	@MethodSource("outOfBounds")
+	void aPropertyOutOfItsBoundsStopsTheStartAndNamesIt(String property, String message) {
+		this.runner.withUserConfiguration(Tools.class)
+			.withPropertyValues(property)
+			.run((context) -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining(message));
+	}
+
+	/** Where the reconciler is off, health and the endpoint still report with its threshold and attempts. */
+	@ParameterizedTest
+	@MethodSource("withoutTheReconciler")
+	void theReconcilersThresholdAndAttemptsAreCheckedWhenItIsOff(String property, String message) {
+		this.runner.withUserConfiguration(Tools.class)
+			.withPropertyValues("idempotency.reconciler.enabled=false", property)
+			.run((context) -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining(message));
+	}
+
+	static Stream<Arguments> withoutTheReconciler() {
+		return Stream.of(
+				Arguments.of("idempotency.reconciler.stale-after=-1s",
+						"idempotency.reconciler.stale-after must be more than zero, but was PT-1S"),
+				Arguments.of("idempotency.reconciler.max-attempts=0",
+						"idempotency.reconciler.max-attempts must be at least 1, but was 0"));
+	}
+
 	@Test
-	void aWriteBehindWithNoRoomStopsTheStartAndSaysWhy() {
+	void aWriteBehindOutOfItsBoundsStopsTheStartAndNamesTheProperty() {
 		this.runner.withUserConfiguration(Tools.class)
 			.withPropertyValues("idempotency.outcome-write-behind.enabled=true", "idempotency.outcome-write-behind.capacity=0")
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.hasStackTraceContaining("idempotency.outcome-write-behind.capacity must be at least 1, but was 0"));
 		this.runner.withUserConfiguration(Tools.class)
+			.withPropertyValues("idempotency.outcome-write-behind.enabled=true",
+					"idempotency.outcome-write-behind.batch-size=0")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("idempotency.outcome-write-behind.batch-size must be at least 1, but was 0"));
+		this.runner.withUserConfiguration(Tools.class)
 			.withPropertyValues("idempotency.outcome-write-behind.enabled=true", "idempotency.outcome-write-behind.delay=-1ms")
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
-				.hasStackTraceContaining("idempotency.outcome-write-behind is not valid: delay must not be negative"));
-	}
-
-	@Test
-	void aReplayCacheWithANegativeSizeStopsTheStartAndSaysWhy() {
-		this.runner.withUserConfiguration(Tools.class)
-			.withPropertyValues("idempotency.replay-cache.maximum-entries=-1")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining("maximumEntries must not be negative, but was -1"));
-		this.runner.withUserConfiguration(Tools.class)
-			.withPropertyValues("idempotency.replay-cache.time-to-live=0s")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.hasStackTraceContaining("idempotency.replay-cache is not valid: timeToLive must be positive"));
+				.hasStackTraceContaining("idempotency.outcome-write-behind.delay must be zero or more, but was PT-0.001S"));
 	}
 
 	@Test
@@ -231,15 +305,6 @@ class IdempotencyAutoConfigurationTest {
 				draft(tool, "r1");
 				assertThat(tool.quotes()).isEqualTo(1);
 			});
-	}
-
-	@Test
-	void anArgumentSizeLimitBelowOneByteStopsTheStartAndSaysWhy() {
-		this.runner.withUserConfiguration(Tools.class)
-			.withPropertyValues("idempotency.max-arguments-size=0B")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.hasStackTraceContaining("idempotency.max-arguments-size must be at least 1 byte, but was 0B"));
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -291,18 +356,19 @@ class IdempotencyAutoConfigurationTest {
 
 		@Bean
 		IdempotencyMetrics myMetrics(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler) {
-			return new IdempotencyMetrics(ledger, reconciler, 3, Duration.ofMinutes(1));
+			return new IdempotencyMetrics(ledger, reconciler, 3, Duration.ofMinutes(1), Duration.ofSeconds(2));
 		}
 
 		@Bean
 		IdempotencyHealthIndicator idempotencyHealthIndicator(JdbcLedger ledger) {
 			return new IdempotencyHealthIndicator(ledger, Duration.ofDays(1), 10, 3, Duration.ofMinutes(1),
-					java.util.Set::of, Duration.ofMinutes(2));
+					java.util.Set::of, Duration.ofMinutes(2), Duration.ofSeconds(2));
 		}
 
 		@Bean
 		IdempotencyEndpoint myEndpoint(JdbcLedger ledger) {
-			return new IdempotencyEndpoint(ledger, Duration.ofDays(1), 3, java.util.Set::of, Duration.ofMinutes(2));
+			return new IdempotencyEndpoint(ledger, Duration.ofDays(1), 3, java.util.Set::of, Duration.ofMinutes(2),
+					Duration.ofSeconds(2));
 		}
 
 	}

@@ -4,45 +4,28 @@ import java.time.Duration;
 
 import io.idempotency.ledger.JdbcLedger;
 
-import org.springframework.dao.DataAccessException;
-
 /**
  * How many rows of the ledger wait for a human, read at most once per {@code cacheFor} however often the
- * gauge is scraped; not a number while the ledger cannot be read.
+ * gauge is scraped, once at a time and within the timeout (see {@link LedgerReading}); not a number while the
+ * ledger cannot be read, or its table does not answer within the timeout.
  */
 final class AwaitingHuman {
 
-	private final JdbcLedger ledger;
+	private final LedgerReading<Long> count;
 
-	private final int attempts;
-
-	private final long cacheNanos;
-
-	private boolean read;
-
-	private long readAt;
-
-	private double count;
-
-	AwaitingHuman(JdbcLedger ledger, int attempts, Duration cacheFor) {
-		this.ledger = ledger;
-		this.attempts = attempts;
-		this.cacheNanos = cacheFor.toNanos();
+	AwaitingHuman(JdbcLedger ledger, int attempts, Duration cacheFor, Duration timeout) {
+		this.count = new LedgerReading<>(new LedgerReads(ledger, timeout), () -> ledger.countAwaitingHuman(attempts),
+				cacheFor, "idempotency-gauge");
 	}
 
-	synchronized double count() {
-		long now = System.nanoTime();
-		if (!this.read || now - this.readAt >= this.cacheNanos) {
-			try {
-				this.count = this.ledger.countAwaitingHuman(this.attempts);
-			}
-			catch (DataAccessException ex) {
-				this.count = Double.NaN;
-			}
-			this.read = true;
-			this.readAt = now;
+	double count() {
+		try {
+			LedgerReading.Reading<Long> reading = this.count.get();
+			return reading.late() ? Double.NaN : reading.value();
 		}
-		return this.count;
+		catch (RuntimeException ex) {
+			return Double.NaN;
+		}
 	}
 
 }

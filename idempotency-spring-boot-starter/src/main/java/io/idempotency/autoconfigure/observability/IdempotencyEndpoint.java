@@ -18,7 +18,10 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 /**
  * {@code /actuator/idempotency}: the replay rate over the window, the rows by status, the calls waiting
  * for a human, the oldest unsettled calls, and how this instance's calls were answered since it started.
- * Arguments and results are not shown.
+ * Arguments and results are not shown. The ledger is read in one transaction whose timeout bounds each statement
+ * (JdbcTemplate gives each the time left as its JDBC query timeout): where its table does not answer within it
+ * (a lock held by a migration, a {@code VACUUM FULL}, a {@code LOCK TABLE}), the report fails with that reason,
+ * and its connection is returned.
  */
 @Endpoint(id = "idempotency")
 public class IdempotencyEndpoint {
@@ -35,22 +38,28 @@ public class IdempotencyEndpoint {
 
 	private final Supplier<Map<String, Long>> answers;
 
+	private final LedgerReads reads;
+
 	/**
 	 * @param transactionalTools the names of the application's transactional tools, asked at each report
 	 * @param staleAfter how long a call of one may stay unsettled before it is reported
+	 * @param timeout how long the report's reading of the ledger may take: a whole number of seconds, at least one
 	 */
 	public IdempotencyEndpoint(JdbcLedger ledger, Duration window, int humanAfterAttempts,
-			Supplier<Set<String>> transactionalTools, Duration staleAfter) {
-		this(ledger, window, humanAfterAttempts, transactionalTools, staleAfter, Map::of);
+			Supplier<Set<String>> transactionalTools, Duration staleAfter, Duration timeout) {
+		this(ledger, window, humanAfterAttempts, transactionalTools, staleAfter, timeout, Map::of);
 	}
 
 	/**
 	 * @param transactionalTools the names of the application's transactional tools, asked at each report
 	 * @param staleAfter how long a call of one may stay unsettled before it is reported
+	 * @param timeout how long the report's reading of the ledger may take: a whole number of seconds, at least one
 	 * @param answers how this instance's calls were answered since it started, by kind
 	 */
 	public IdempotencyEndpoint(JdbcLedger ledger, Duration window, int humanAfterAttempts,
-			Supplier<Set<String>> transactionalTools, Duration staleAfter, Supplier<Map<String, Long>> answers) {
+			Supplier<Set<String>> transactionalTools, Duration staleAfter, Duration timeout,
+			Supplier<Map<String, Long>> answers) {
+		this.reads = new LedgerReads(ledger, timeout);
 		this.ledger = ledger;
 		this.window = window;
 		this.humanAfterAttempts = humanAfterAttempts;
@@ -79,8 +88,15 @@ public class IdempotencyEndpoint {
 			int reconcileAttempts) {
 	}
 
+	/** The report, read from the ledger within the timeout. */
 	@ReadOperation
 	public Report report() {
+		Set<String> transactional = this.transactionalTools.get();
+		Map<String, Long> answersSinceStart = this.answers.get();
+		return this.reads.read(() -> read(transactional, answersSinceStart));
+	}
+
+	private Report read(Set<String> transactional, Map<String, Long> answersSinceStart) {
 		ReplayStatistics statistics = this.ledger.replayStatistics(this.window);
 		List<UnsettledCall> oldest = this.ledger.oldestUnsettled(20)
 			.stream()
@@ -89,7 +105,7 @@ public class IdempotencyEndpoint {
 		return new Report(this.ledger.tableName(),
 				new Window(this.window.toString(), statistics.calls(), statistics.replays(), statistics.replayRate()),
 				this.ledger.countByStatus(), this.ledger.countAwaitingHuman(this.humanAfterAttempts),
-				this.ledger.countUnsettledOf(this.transactionalTools.get(), this.staleAfter), oldest, this.answers.get());
+				this.ledger.countUnsettledOf(transactional, this.staleAfter), oldest, answersSinceStart);
 	}
 
 	private static UnsettledCall unsettled(LedgerEntry entry) {

@@ -48,10 +48,10 @@ public class IdempotencyHealthAutoConfiguration {
 		@ConditionalOnMissingBean(name = "idempotencyHealthIndicator")
 		IdempotencyHealthIndicator idempotencyHealthIndicator(JdbcLedger ledger, IdempotencyProperties properties,
 				ObjectProvider<IdempotentToolRegistry> tools) {
-			IdempotencyProperties.Health health = properties.getHealth();
-			return new IdempotencyHealthIndicator(ledger, health.getWindow(), health.getMinimumCalls(),
-					properties.getReconciler().getMaxAttempts(), health.getCacheFor(), transactionalTools(tools),
-					properties.getReconciler().getStaleAfter());
+			HealthSettings health = HealthSettings.of(properties);
+			return new IdempotencyHealthIndicator(ledger, health.window(), health.minimumCalls(),
+					health.humanAfterAttempts(), health.cacheFor(), transactionalTools(tools), health.staleAfter(),
+					health.timeout());
 		}
 
 	}
@@ -71,9 +71,9 @@ public class IdempotencyHealthAutoConfiguration {
 		@ConditionalOnMissingBean
 		IdempotencyEndpoint idempotencyEndpoint(JdbcLedger ledger, IdempotencyProperties properties,
 				ObjectProvider<IdempotentToolRegistry> tools, IdempotencyAnswerCounts answers) {
-			return new IdempotencyEndpoint(ledger, properties.getHealth().getWindow(),
-					properties.getReconciler().getMaxAttempts(), transactionalTools(tools),
-					properties.getReconciler().getStaleAfter(), answers::byKind);
+			HealthSettings health = HealthSettings.of(properties);
+			return new IdempotencyEndpoint(ledger, health.window(), health.humanAfterAttempts(), transactionalTools(tools),
+					health.staleAfter(), health.timeout(), answers::byKind);
 		}
 
 	}

@@ -25,13 +25,16 @@ import org.springframework.boot.health.contributor.Health;
  * the reconciler could not resolve them, and calls of transactional tools left unsettled for longer than the
  * reconciler's threshold (their claim committed without their transaction, and no reconciler resolves them).
  * A DOWN for those would answer 503 on {@code /actuator/health} and take every instance out of its load
- * balancer at once, for a state of the shared ledger that no restart fixes. The details also carry the
- * counts; the ledger is counted at most once per {@code cacheFor}.
+ * balancer at once, for a state of the shared ledger that no restart fixes.
+ * <p>
+ * The details also carry the counts, read at most once per {@code cacheFor}, once at a time, each reading
+ * bounded by {@code timeout}. When the ledger's table does not answer within it (a
+ * lock held by a migration, a {@code VACUUM FULL}, a {@code LOCK TABLE}), a probe answers from the last reading,
+ * marked {@code stale} with its age ({@code readAgo}) and a warning; before any reading, UNKNOWN with the reason.
+ * Calls wait for such a lock too, but are not refused, and every instance sees the same lock: no instance is
+ * taken out of traffic for it.
  */
 public class IdempotencyHealthIndicator extends AbstractHealthIndicator {
-
-	/** How long a connection of the ledger's database may take to answer that it is valid. */
-	private static final int VALID_WITHIN_SECONDS = 2;
 
 	private final JdbcLedger ledger;
 
@@ -41,22 +44,22 @@ public class IdempotencyHealthIndicator extends AbstractHealthIndicator {
 
 	private final int humanAfterAttempts;
 
-	private final long cacheNanos;
-
 	private final Supplier<Set<String>> transactionalTools;
 
 	private final Duration staleAfter;
 
-	private volatile Health cached;
+	private final int validWithinSeconds;
 
-	private volatile long cachedAt;
+	private final LedgerReading<Counts> counts;
 
 	/**
-	 * @param transactionalTools the names of the application's transactional tools, asked at each check
+	 * @param transactionalTools the names of the application's transactional tools, asked at each reading
 	 * @param staleAfter how long a call of one may stay unsettled before it is reported
+	 * @param timeout how long a reading of the counts, and the check that the database answers, may take: a
+	 * whole number of seconds, at least one (JDBC's query timeouts are in seconds)
 	 */
 	public IdempotencyHealthIndicator(JdbcLedger ledger, Duration window, long minimumCalls, int humanAfterAttempts,
-			Duration cacheFor, Supplier<Set<String>> transactionalTools, Duration staleAfter) {
+			Duration cacheFor, Supplier<Set<String>> transactionalTools, Duration staleAfter, Duration timeout) {
 		super("The idempotency ledger could not be reached or read");
 		this.ledger = ledger;
 		this.transactionalTools = transactionalTools;
@@ -64,60 +67,78 @@ public class IdempotencyHealthIndicator extends AbstractHealthIndicator {
 		this.window = window;
 		this.minimumCalls = minimumCalls;
 		this.humanAfterAttempts = humanAfterAttempts;
-		this.cacheNanos = cacheFor.toNanos();
+		this.validWithinSeconds = Math.toIntExact(timeout.toSeconds());
+		this.counts = new LedgerReading<>(new LedgerReads(ledger, timeout), this::count, cacheFor,
+				"idempotency-health");
 	}
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) throws SQLException {
 		reach();
-		long now = System.nanoTime();
-		Health health = this.cached;
-		if (health == null || now - this.cachedAt > this.cacheNanos) {
-			health = check();
-			this.cached = health;
-			this.cachedAt = now;
+		LedgerReading.Reading<Counts> reading;
+		try {
+			reading = this.counts.get();
 		}
-		builder.status(health.getStatus()).withDetails(health.getDetails());
+		catch (LedgerReads.NotAnswered ex) {
+			builder.unknown().withDetail("warning", true).withDetail("problems", List.of(ex.getMessage()));
+			return;
+		}
+		Counts counts = reading.value();
+		List<String> problems = counts.problems(this.window, this.minimumCalls, this.staleAfter);
+		builder.up()
+			.withDetail("window", this.window.toString())
+			.withDetail("calls", counts.statistics().calls())
+			.withDetail("replays", counts.statistics().replays())
+			.withDetail("replayRate", counts.statistics().replayRate())
+			.withDetail("awaitingHuman", counts.awaitingHuman())
+			.withDetail("unsettledTransactional", counts.unsettledTransactional());
+		if (reading.late()) {
+			problems.add("the ledger's table " + this.ledger.tableName() + " did not answer within "
+					+ Duration.ofSeconds(this.validWithinSeconds) + " (is it locked by a migration, a VACUUM FULL or a"
+					+ " LOCK TABLE?): these counts were read " + reading.age().withNanos(0) + " ago");
+			builder.withDetail("stale", true).withDetail("readAgo", reading.age().withNanos(0).toString());
+		}
+		builder.withDetail("warning", !problems.isEmpty()).withDetail("problems", List.copyOf(problems));
 	}
 
 	/** Throws unless the ledger's database answers now: a reading of the counts may be older. */
 	private void reach() throws SQLException {
 		try (Connection connection = this.ledger.dataSource().getConnection()) {
-			if (!connection.isValid(VALID_WITHIN_SECONDS)) {
-				throw new SQLException("The ledger's database did not answer within " + VALID_WITHIN_SECONDS + "s");
+			if (!connection.isValid(this.validWithinSeconds)) {
+				throw new SQLException("The ledger's database did not answer within " + this.validWithinSeconds + "s");
 			}
 		}
 	}
 
-	private Health check() {
-		ReplayStatistics statistics = this.ledger.replayStatistics(this.window);
-		long awaitingHuman = this.ledger.countAwaitingHuman(this.humanAfterAttempts);
+	private Counts count() {
 		Set<String> transactional = this.transactionalTools.get();
-		long unsettledTransactional = this.ledger.countUnsettledOf(transactional, this.staleAfter);
-		List<String> problems = new ArrayList<>();
-		if (statistics.replays() == 0 && statistics.calls() > this.minimumCalls) {
-			problems.add("no call was replayed in " + statistics.calls() + " calls over " + this.window
-					+ ": deduplication may not be working (is a timestamp or a random value in the run id?)");
+		return new Counts(this.ledger.replayStatistics(this.window),
+				this.ledger.countAwaitingHuman(this.humanAfterAttempts), transactional,
+				this.ledger.countUnsettledOf(transactional, this.staleAfter));
+	}
+
+	/** One reading of the ledger. */
+	private record Counts(ReplayStatistics statistics, long awaitingHuman, Set<String> transactional,
+			long unsettledTransactional) {
+
+		List<String> problems(Duration window, long minimumCalls, Duration staleAfter) {
+			List<String> problems = new ArrayList<>();
+			if (this.statistics.replays() == 0 && this.statistics.calls() > minimumCalls) {
+				problems.add("no call was replayed in " + this.statistics.calls() + " calls over " + window
+						+ ": deduplication may not be working (is a timestamp or a random value in the run id?)");
+			}
+			if (this.awaitingHuman > 0) {
+				problems.add(this.awaitingHuman + " call(s) could not be reconciled and wait for a human");
+			}
+			if (this.unsettledTransactional > 0) {
+				problems.add(this.unsettledTransactional + " call(s) of the transactional tools "
+						+ new TreeSet<>(this.transactional) + " are unsettled after " + staleAfter
+						+ ": their claim committed without their transaction (is the tools' transaction manager the"
+						+ " ledger DataSource's?), and no reconciler resolves them. Settle them by hand");
+			}
+			return problems;
 		}
-		if (awaitingHuman > 0) {
-			problems.add(awaitingHuman + " call(s) could not be reconciled and wait for a human");
-		}
-		if (unsettledTransactional > 0) {
-			problems.add(unsettledTransactional + " call(s) of the transactional tools " + new TreeSet<>(transactional)
-					+ " are unsettled after " + this.staleAfter + ": their claim committed without their transaction"
-					+ " (is the tools' transaction manager the ledger DataSource's?), and no reconciler resolves them."
-					+ " Settle them by hand");
-		}
-		return Health.up()
-			.withDetail("window", this.window.toString())
-			.withDetail("calls", statistics.calls())
-			.withDetail("replays", statistics.replays())
-			.withDetail("replayRate", statistics.replayRate())
-			.withDetail("awaitingHuman", awaitingHuman)
-			.withDetail("unsettledTransactional", unsettledTransactional)
-			.withDetail("warning", !problems.isEmpty())
-			.withDetail("problems", List.copyOf(problems))
-			.build();
+
 	}
 
 }

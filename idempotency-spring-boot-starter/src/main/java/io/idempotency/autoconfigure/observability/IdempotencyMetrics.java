@@ -17,7 +17,8 @@ import org.springframework.beans.factory.ObjectProvider;
 /**
  * The meters of the ledger and the reconciler, beside the timer {@code idempotency.tool.call} that the
  * observation of each call makes (see {@code IdempotentCallObservationDocumentation}): from the whole ledger,
- * the gauge {@code idempotency.ledger.awaiting.human}, read at most once per {@code cacheFor}; from this
+ * the gauge {@code idempotency.ledger.awaiting.human}, read at most once per {@code cacheFor}, once at a time, within
+ * the timeout; from this
  * instance, {@code idempotency.late.completions}, {@code idempotency.late.successes},
  * {@code idempotency.outcomes.pending},
  * {@code idempotency.reconciled} (by {@code idempotency.status}: {@code succeeded}, {@code failed}),
@@ -39,23 +40,27 @@ public class IdempotencyMetrics implements MeterBinder {
 	 * @param humanAfterAttempts the reconciler's {@code maxAttempts}: an unsettled row tried that many times waits
 	 * for a human
 	 * @param cacheFor how long the gauge of rows waiting for a human reuses its last reading of the ledger
+	 * @param timeout how long a reading of the ledger may take (a whole number of seconds, at least one); the gauge
+	 * is not a number while it does not answer within it
 	 */
 	public IdempotencyMetrics(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler, int humanAfterAttempts,
-			Duration cacheFor) {
-		this(ledger, reconciler, humanAfterAttempts, cacheFor, null);
+			Duration cacheFor, Duration timeout) {
+		this(ledger, reconciler, humanAfterAttempts, cacheFor, timeout, null);
 	}
 
 	/**
 	 * @param humanAfterAttempts the reconciler's {@code maxAttempts}: an unsettled row tried that many times waits
 	 * for a human
 	 * @param cacheFor how long the gauge of rows waiting for a human reuses its last reading of the ledger
+	 * @param timeout how long a reading of the ledger may take (a whole number of seconds, at least one); the gauge
+	 * is not a number while it does not answer within it
 	 * @param settlements the operators' settlements, counted where there is a bean of them
 	 */
 	public IdempotencyMetrics(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler, int humanAfterAttempts,
-			Duration cacheFor, ObjectProvider<Settlements> settlements) {
+			Duration cacheFor, Duration timeout, ObjectProvider<Settlements> settlements) {
 		this.ledger = ledger;
 		this.reconciler = reconciler;
-		this.awaitingHuman = new AwaitingHuman(ledger, humanAfterAttempts, cacheFor);
+		this.awaitingHuman = new AwaitingHuman(ledger, humanAfterAttempts, cacheFor, timeout);
 		this.settlements = settlements;
 	}
 

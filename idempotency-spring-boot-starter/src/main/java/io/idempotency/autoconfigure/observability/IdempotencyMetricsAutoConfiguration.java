@@ -29,8 +29,9 @@ public class IdempotencyMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	IdempotencyMetrics idempotencyMetrics(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler,
 			IdempotencyProperties properties, ObjectProvider<Settlements> settlements) {
-		return new IdempotencyMetrics(ledger, reconciler, properties.getReconciler().getMaxAttempts(),
-				properties.getHealth().getCacheFor(), settlements);
+		HealthSettings health = HealthSettings.of(properties);
+		return new IdempotencyMetrics(ledger, reconciler, health.humanAfterAttempts(), health.cacheFor(),
+				health.timeout(), settlements);
 	}
 
 }
