@@ -228,14 +228,24 @@ public final class IdempotentFunction<T> {
 		/** Exceptions after which the effect may have happened: the call is recorded unknown, for the reconciler. */
 		@SafeVarargs
 		public final Builder<T> unknownOn(Class<? extends Throwable>... types) {
-			this.unknownOn.addAll(Arrays.asList(Objects.requireNonNull(types, "types")));
+			if (types == null) {
+				throw new NullPointerException("types");
+			}
+			for (Class<? extends Throwable> type : types) {
+				this.unknownOn.add(type);
+			}
 			return this;
 		}
 
 		/** Exceptions after which the effect certainly did not happen: the call is recorded failed. */
 		@SafeVarargs
 		public final Builder<T> failedOn(Class<? extends Throwable>... types) {
-			this.failedOn.addAll(Arrays.asList(Objects.requireNonNull(types, "types")));
+			if (types == null) {
+				throw new NullPointerException("types");
+			}
+			for (Class<? extends Throwable> type : types) {
+				this.failedOn.add(type);
+			}
 			return this;
 		}
 

@@ -62,23 +62,23 @@ class VirtualThreadCallsTest {
 	@EnumSource(TestDatabase.class)
 	void aThousandCallsOnVirtualThreadsThroughTenConnectionsPinNoCarrierAndExecuteOncePerKey(TestDatabase database)
 			throws Exception {
-		try (HikariDataSource pool = poolOfTen(TestDatabases.dataSource(database));
-				AnnotationConfigApplicationContext context = toolsOn(pool, DatabaseFacts.of(database))) {
-			QuoteTools tools = context.getBean(QuoteTools.class);
-			// Classes load on first use, and a virtual thread that waits for a class another one loads pins its
-			// carrier: a first round warms them up, as an application's first calls do.
-			assertThat(allAnswered(calls(tools, "warm-up"))).hasSize(KEYS * CALLS_PER_KEY);
+		try (HikariDataSource pool = poolOfTen(TestDatabases.dataSource(database))) {
+			try (AnnotationConfigApplicationContext context = toolsOn(pool, DatabaseFacts.of(database))) {
+				QuoteTools tools = context.getBean(QuoteTools.class);
+				// Classes load on first use, and a virtual thread that waits for a class another one loads pins its
+				// carrier: a first round warms them up, as an application's first calls do.
+				assertThat(allAnswered(calls(tools, "warm-up"))).hasSize(KEYS * CALLS_PER_KEY);
 
-			List<RecordedEvent> pinned = pinnedWhile(() -> assertThat(allAnswered(calls(tools, "virtual-run")))
-				.hasSize(KEYS * CALLS_PER_KEY)
-				.allSatisfy((answer) -> assertThat(answer).isInstanceOfAny(Quote.class, ToolCallInProgressException.class)));
+				List<RecordedEvent> pinned = pinnedWhile(() -> assertThat(allAnswered(calls(tools, "virtual-run")))
+					.hasSize(KEYS * CALLS_PER_KEY)
+					.allSatisfy((answer) -> assertThat(answer).isInstanceOfAny(Quote.class, ToolCallInProgressException.class)));
 
-			assertThat(pinned).as("carrier threads pinned by the calls:%n%s", stacks(pinned)).isEmpty();
-			assertThat(tools.quotes()).as("quotes drafted, one per key in each run").isEqualTo(2 * KEYS);
-			assertThat(new JdbcTemplate(pool).queryForObject("SELECT COUNT(*) FROM "
-					+ IdempotentToolContractTests.LEDGER_TABLE + " WHERE status = 'succeeded'", Integer.class))
-				.isEqualTo(2 * KEYS);
-			context.close();
+				assertThat(pinned).as("carrier threads pinned by the calls:%n%s", stacks(pinned)).isEmpty();
+				assertThat(tools.quotes()).as("quotes drafted, one per key in each run").isEqualTo(2 * KEYS);
+				assertThat(new JdbcTemplate(pool).queryForObject("SELECT COUNT(*) FROM "
+						+ IdempotentToolContractTests.LEDGER_TABLE + " WHERE status = 'succeeded'", Integer.class))
+					.isEqualTo(2 * KEYS);
+			}
 			LedgerSchema.drop(pool, IdempotentToolContractTests.LEDGER_TABLE);
 			new JdbcTemplate(pool).execute("DROP TABLE quotes");
 		}

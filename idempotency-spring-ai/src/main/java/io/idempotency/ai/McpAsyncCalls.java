@@ -212,11 +212,6 @@ final class McpAsyncCalls {
 
 		@Override
 		public void setValue() {
-			reset();
-		}
-
-		@Override
-		public void reset() {
 			push(Binding.NONE);
 		}
 
