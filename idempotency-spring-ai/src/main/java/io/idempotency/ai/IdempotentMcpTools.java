@@ -1,18 +1,11 @@
 package io.idempotency.ai;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
-import io.idempotency.Answer;
-import io.idempotency.AnswerText;
-import io.idempotency.IdempotentCall;
 import io.idempotency.IdempotentCalls;
 import io.idempotency.IdempotentFunction;
 import io.idempotency.IdempotentCallScope;
@@ -37,9 +30,12 @@ import reactor.util.context.Context;
  * (the request's {@code Idempotency-Key} header, with the Spring Boot starter), asked where the request is
  * received, and a call with none follows the missing-run policy. MCP request ids are never keys: a client
  * makes a new one for every re-send;</li>
- * <li>a replay answers with the stored result and the notice in its text content, and
- * {@code "io.idempotency/replayed": true} with the notice in the result's {@code _meta}; structured content
- * stays the stored result, so that it still validates against the tool's output schema;</li>
+ * <li>every result of an idempotent tool's call says in its {@code _meta} how the call was answered: the
+ * answer's kind ({@value #KIND_META_KEY}), whether it is a repeat ({@value #REPLAYED_META_KEY}) and, for a repeat
+ * or a refusal, the message ({@value #MESSAGE_META_KEY}); a replay answers with the stored result and the notice
+ * in its text content; structured content stays the stored result, so that it still validates against the
+ * tool's output schema; {@code isError} is the tool's own for a call that executed, and {@code true} for a
+ * repeat not executed again and for a refusal;</li>
  * <li>the tool's annotations advertise {@code idempotentHint: true}; its other hints are left as they are.</li>
  * </ul>
  * A {@code _meta} run that is not a non-blank string of at most 255 characters without control characters
@@ -51,10 +47,24 @@ public final class IdempotentMcpTools {
 	/** The {@code _meta} entry of a {@code tools/call} request that names its run, unless configured. */
 	public static final String DEFAULT_RUN_ID_META_KEY = "io.idempotency/runId";
 
-	/** The {@code _meta} entry of a replay's {@code CallToolResult} that says it is one. */
+	/**
+	 * The {@code _meta} entry of every {@code CallToolResult} of an idempotent tool's call that names how the call
+	 * was answered: the answer's kind, as the text and the metrics name it ({@code executed}, {@code replayed},
+	 * {@code in_progress}, {@code refused_without_run}, ...).
+	 */
+	public static final String KIND_META_KEY = "io.idempotency/kind";
+
+	/**
+	 * The {@code _meta} entry of every {@code CallToolResult} of an idempotent tool's call that says whether it
+	 * is a repeat answered from an earlier call of its run ({@code true} for {@code replayed}, {@code in_progress},
+	 * {@code previous_attempt_failed}, ...), not executed again.
+	 */
 	public static final String REPLAYED_META_KEY = "io.idempotency/replayed";
 
-	/** The {@code _meta} entry of a replay's {@code CallToolResult} that holds the notice. */
+	/**
+	 * The {@code _meta} entry of a {@code CallToolResult} that holds the library's message with its answer: a
+	 * repeat not executed again, or a refusal; absent for a call that executed.
+	 */
 	public static final String MESSAGE_META_KEY = "io.idempotency/message";
 
 	/** Set while a decorated MCP tool runs on this thread: its callback leaves the answer to this class. */
@@ -67,6 +77,8 @@ public final class IdempotentMcpTools {
 	private final Supplier<String> caller;
 
 	private final RunSource requestRun;
+
+	private final McpAnswers answers;
 
 	/**
 	 * A decorator whose {@code _meta} runs have no user: rows of such runs answer every client that presents
@@ -112,6 +124,7 @@ public final class IdempotentMcpTools {
 		this.idempotentToolNames = Set.copyOf(Objects.requireNonNull(idempotentToolNames, "idempotentToolNames"));
 		this.caller = Objects.requireNonNull(caller, "caller");
 		this.requestRun = Objects.requireNonNull(requestRun, "requestRun");
+		this.answers = new McpAnswers(runIdMetaKey);
 		McpAsyncCalls.register();
 	}
 
@@ -252,7 +265,7 @@ public final class IdempotentMcpTools {
 	private CallToolResult call(CallToolRequest request, Supplier<CallToolResult> handler) {
 		Object runId = (request.meta() != null) ? request.meta().get(this.runIdMetaKey) : null;
 		if (runId != null && !(runId instanceof String text && isRunId(text))) {
-			return invalidRun();
+			return this.answers.invalidRun();
 		}
 		Supplier<CallToolResult> answered = () -> answer(request.name(), handler);
 		return (runId != null) ? RunContext.supply(new Run((String) runId, this.caller.get()), answered)
@@ -262,7 +275,7 @@ public final class IdempotentMcpTools {
 	private Mono<CallToolResult> callAsync(CallToolRequest request, Supplier<Mono<CallToolResult>> handler) {
 		Object runId = (request.meta() != null) ? request.meta().get(this.runIdMetaKey) : null;
 		if (runId != null && !(runId instanceof String text && isRunId(text))) {
-			return Mono.just(invalidRun());
+			return Mono.just(this.answers.invalidRun());
 		}
 		// Without a _meta run, the run of the request, asked here, on the thread that received it: the tool runs
 		// on another, where the request is not to be found.
@@ -294,16 +307,11 @@ public final class IdempotentMcpTools {
 			// A cancel of the call does not reach the handler's work, which runs to its outcome: interrupted, a
 			// tool that took effect would be recorded failed.
 			return Mono.fromFuture(outcome, true)
-				.map((result) -> answered(request.name(), call.last(), result))
-				.onErrorResume((failure) -> {
-					// The library's answer only where it is this tool's own: not a refusal of a call it made.
-					Optional<IdempotentCall> own = call.last().filter((told) -> told.isCallOf(request.name()));
-					Optional<String> answer = AnswerText.ofFailure(failure, own.orElse(null));
-					if (answer.isPresent() && own.get().answer() == Answer.REFUSED_WITHOUT_RUN) {
-						answer = Optional.of(withoutRun());
-					}
-					return answer.map((text) -> Mono.just(errorResult(text))).orElseGet(() -> Mono.error(failure));
-				});
+				.map((result) -> this.answers.answered(request.name(), call.last(), result))
+				// The library's answer only where it is this tool's own: not a refusal of a call it made.
+				.onErrorResume((failure) -> this.answers.ofFailure(request.name(), call.last(), failure)
+					.map(Mono::just)
+					.orElseGet(() -> Mono.error(failure)));
 		});
 	}
 
@@ -317,12 +325,6 @@ public final class IdempotentMcpTools {
 			called = Mono.error(ex);
 		}
 		return called.contextWrite(context).toFuture();
-	}
-
-	private CallToolResult invalidRun() {
-		return refused("The _meta entry '" + this.runIdMetaKey + "' of this call must be a run id: a string"
-				+ " that is not blank, of at most " + ClaimRequest.MAX_NAME_LENGTH + " characters, without control"
-				+ " characters. Nothing was done");
 	}
 
 	/** Marks this thread as running a decorated MCP tool; returns the mark it replaced, for {@link #exitAnswering}. */
@@ -347,116 +349,11 @@ public final class IdempotentMcpTools {
 		Boolean outer = enterAnswering();
 		try (IdempotentCallScope scope = IdempotentCallScope.open()) {
 			CallToolResult result = handler.get();
-			return answered(toolName, scope.last(), result);
+			return this.answers.answered(toolName, scope.last(), result);
 		}
 		finally {
 			exitAnswering(outer);
 		}
-	}
-
-	/** The result, telling how the called tool's own call was answered, if it reached the advice. */
-	private CallToolResult answered(String toolName, Optional<IdempotentCall> last, CallToolResult result) {
-		// Only the called tool's own answer: a tool that is not idempotent may make idempotent calls of its own.
-		Optional<IdempotentCall> call = last.filter((told) -> told.isCallOf(toolName));
-		if (result == null || call.isEmpty()) {
-			return result;
-		}
-		Answer answer = call.get().answer();
-		if (Boolean.TRUE.equals(result.isError())) {
-			// A refusal, or a repeat of a plain-typed tool that was not executed again, thrown as an exception;
-			// otherwise the tool's own error, as it is.
-			return call.get().notExecuted() ? refusal(result, answer) : result;
-		}
-		if (call.get().envelope()) {
-			return envelope(result, call.get());
-		}
-		return answer.isReplayWithResult() ? withNotice(result, call.get()) : result;
-	}
-
-	/**
-	 * A {@code ToolResult} tells the model itself, in the text: a replay gains the notice in {@code _meta};
-	 * a repeat that was not executed again (in progress, a previous failure, done without its result) is an
-	 * error result, as for a plain-typed tool.
-	 */
-	private static CallToolResult envelope(CallToolResult result, IdempotentCall call) {
-		Answer answer = call.answer();
-		if (answer.isReplayWithResult()) {
-			return new CallToolResult(result.content(), result.isError(), result.structuredContent(),
-					replayedMeta(result, call));
-		}
-		if (answer.isRepeat()) {
-			return new CallToolResult(result.content(), true, result.structuredContent(), result.meta());
-		}
-		return result;
-	}
-
-	private static Map<String, Object> replayedMeta(CallToolResult result, IdempotentCall call) {
-		Map<String, Object> meta = new LinkedHashMap<>((result.meta() != null) ? result.meta() : Map.of());
-		meta.put(REPLAYED_META_KEY, true);
-		meta.put(MESSAGE_META_KEY, call.message());
-		return meta;
-	}
-
-	private static CallToolResult withNotice(CallToolResult result, IdempotentCall call) {
-		List<McpSchema.Content> content = new ArrayList<>(result.content());
-		int text = indexOfText(content);
-		if (text >= 0) {
-			String stored = ((McpSchema.TextContent) content.get(text)).text();
-			content.set(text, McpSchema.TextContent.builder(AnswerText.replayed(call, stored)).build());
-		}
-		else {
-			// A structured result only: the server writes its text; the notice carries it instead.
-			String stored = (result.structuredContent() != null) ? AnswerText.json(result.structuredContent()) : null;
-			content.add(0, McpSchema.TextContent.builder(AnswerText.replayed(call, stored)).build());
-		}
-		return new CallToolResult(content, result.isError(), result.structuredContent(), replayedMeta(result, call));
-	}
-
-	/**
-	 * What an MCP client reads of a call refused for want of a run: the client can mend it, by sending the run
-	 * in {@code _meta}, where a model in an application's own loop cannot.
-	 */
-	private String withoutRun() {
-		return AnswerText.answer(Answer.REFUSED_WITHOUT_RUN, "Not done: this tool is carried out only within a run,"
-				+ " and this call named none, so nothing was done. Send the run in this request's _meta entry '"
-				+ this.runIdMetaKey + "' (a string naming the user request this call belongs to, the same for every"
-				+ " retry of it), then call again.");
-	}
-
-	/** The library's answer as the error the server made of its exception, with the kind the model reads. */
-	private CallToolResult refusal(CallToolResult result, Answer answer) {
-		List<McpSchema.Content> content = new ArrayList<>(result.content());
-		int text = indexOfText(content);
-		String message = (text >= 0) ? ((McpSchema.TextContent) content.get(text)).text() : null;
-		String told = (answer == Answer.REFUSED_WITHOUT_RUN) ? withoutRun() : AnswerText.answer(answer, message);
-		McpSchema.TextContent said = McpSchema.TextContent.builder(told).build();
-		if (text >= 0) {
-			content.set(text, said);
-		}
-		else {
-			content.add(0, said);
-		}
-		return new CallToolResult(content, true, result.structuredContent(), result.meta());
-	}
-
-	private static int indexOfText(List<McpSchema.Content> content) {
-		for (int i = 0; i < content.size(); i++) {
-			if (content.get(i) instanceof McpSchema.TextContent) {
-				return i;
-			}
-		}
-		return -1;
-	}
-
-	private static CallToolResult refused(String message) {
-		return errorResult(AnswerText.answer(Answer.REFUSED_INVALID_RUN, message));
-	}
-
-	private static CallToolResult errorResult(String text) {
-		return CallToolResult.builder()
-			.content(List.of(McpSchema.TextContent.builder(text).build()))
-			.isError(true)
-			.build();
 	}
 
 	/** A call handler this class made. */

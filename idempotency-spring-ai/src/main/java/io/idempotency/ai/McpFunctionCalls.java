@@ -142,7 +142,7 @@ final class McpFunctionCalls {
 	/** The result, or its error result thrown, so that it is recorded as the call's failure. */
 	private static CallToolResult failedIfError(CallToolResult result) {
 		if (result != null && Boolean.TRUE.equals(result.isError())) {
-			throw new ErrorResult(result);
+			throw new ErrorResultException(result);
 		}
 		return result;
 	}
@@ -154,7 +154,7 @@ final class McpFunctionCalls {
 	 * failed this call as the tool's own failure.
 	 */
 	private static CallToolResult resultOf(Throwable failure, boolean handlerRan) {
-		if (failure instanceof ErrorResult error) {
+		if (failure instanceof ErrorResultException error) {
 			return error.result;
 		}
 		if (failure instanceof AnsweredCall && !handlerRan) {
@@ -174,14 +174,17 @@ final class McpFunctionCalls {
 		return cause;
 	}
 
-	/** A tool's error result, carried out of the call so that it is recorded as the call's failure. */
-	static final class ErrorResult extends RuntimeException {
+	/**
+	 * A tool's error result, carried out of the call so that it is recorded as the call's failure. Its class name
+	 * ends in {@code Exception}, as the error a repeat reads is written without such names.
+	 */
+	static final class ErrorResultException extends RuntimeException {
 
 		private static final long serialVersionUID = 1L;
 
 		private final transient CallToolResult result;
 
-		ErrorResult(CallToolResult result) {
+		ErrorResultException(CallToolResult result) {
 			super(textOf(result), null, false, false);
 			this.result = result;
 		}

@@ -110,4 +110,27 @@ public class IdempotencyLedgerAutoConfiguration {
 				+ " tools without deduplication");
 	}
 
+	/**
+	 * With {@code idempotency.jdbc.flyway}, the application's Flyway leaves the ledger's migrations to the ledger's
+	 * own history: rows of them in its history table, from an application that ran them there, are moved out
+	 * before it validates ({@link LedgerFlywayHistory}).
+	 */
+	@org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = { "org.flywaydb.core.Flyway",
+			"org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer" })
+	@ConditionalOnBooleanProperty("idempotency.jdbc.flyway")
+	static class LedgerFlywayHistoryConfiguration {
+
+		@Bean
+		org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer idempotencyLedgerFlywayHistory() {
+			return (configuration) -> {
+				org.flywaydb.core.api.callback.Callback[] callbacks = configuration.getCallbacks();
+				org.flywaydb.core.api.callback.Callback[] withLedger = java.util.Arrays.copyOf(callbacks, callbacks.length + 1);
+				withLedger[callbacks.length] = new LedgerFlywayHistory();
+				configuration.callbacks(withLedger);
+			};
+		}
+
+	}
+
 }

@@ -388,6 +388,16 @@ public class IdempotencyProperties {
 		/** The platform of the schema script (postgresql, mysql, h2); detected from the database by default. */
 		private String platform;
 
+		/**
+		 * Whether the ledger's Flyway migrations make and upgrade the table, run by a Flyway of the library's own
+		 * with a history table of its own, after the application's Flyway or Liquibase; initialize-schema is then
+		 * not used. Needs Flyway on the class path and the table name tool_audit.
+		 */
+		private boolean flyway;
+
+		/** The history table of the ledger's own Flyway migrations (idempotency.jdbc.flyway). */
+		private String flywayTable = "idempotency_schema_history";
+
 		public String getTableName() {
 			return this.tableName;
 		}
@@ -418,6 +428,22 @@ public class IdempotencyProperties {
 
 		public void setPlatform(String platform) {
 			this.platform = platform;
+		}
+
+		public boolean isFlyway() {
+			return this.flyway;
+		}
+
+		public void setFlyway(boolean flyway) {
+			this.flyway = flyway;
+		}
+
+		public String getFlywayTable() {
+			return this.flywayTable;
+		}
+
+		public void setFlywayTable(String flywayTable) {
+			this.flywayTable = flywayTable;
 		}
 
 	}

@@ -25,6 +25,7 @@ import org.springframework.jdbc.datasource.init.DatabasePopulatorUtils;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
+import org.springframework.util.ClassUtils;
 
 /**
  * Creates the ledger table at start-up when the configured mode asks for it (by default only on an
@@ -32,7 +33,9 @@ import org.springframework.jdbc.support.MetaDataAccessException;
  * own SQL scripts, so that a table they create (from the ledger's migrations, or a copy of its script) is
  * found and left. Beans that use the database wait for it, as they wait for Flyway and Liquibase. A table that
  * exists without the columns of a later migration of the ledger's (in any mode) is left as it is, and a warning
- * names the migration to apply.
+ * names the migration to apply. With {@code idempotency.jdbc.flyway}, the ledger's Flyway migrations make and
+ * upgrade the table instead, with a Flyway of the library's own and a history table of its own, in the same place
+ * of the start: after the application's Flyway or Liquibase.
  */
 public class LedgerSchemaInitializer implements InitializingBean {
 
@@ -53,6 +56,10 @@ public class LedgerSchemaInitializer implements InitializingBean {
 
 	@Override
 	public void afterPropertiesSet() {
+		if (this.settings.isFlyway()) {
+			migrateWithFlyway();
+			return;
+		}
 		DatabaseInitializationMode mode = this.settings.getInitializeSchema();
 		if (mode == DatabaseInitializationMode.NEVER
 				|| (mode == DatabaseInitializationMode.EMBEDDED && !EmbeddedDatabaseConnection.isEmbedded(this.dataSource))) {
@@ -80,6 +87,30 @@ public class LedgerSchemaInitializer implements InitializingBean {
 			.addKeyValue("idempotency.table", this.settings.getTableName())
 			.addKeyValue("idempotency.platform", platform)
 			.log("Created the idempotency ledger table {} ({})", this.settings.getTableName(), platform);
+	}
+
+	/**
+	 * The ledger's migrations, by a Flyway of the library's own with a history table of its own; a table found
+	 * without that history is adopted at the version it is at.
+	 */
+	private void migrateWithFlyway() {
+		if (!"tool_audit".equalsIgnoreCase(this.settings.getTableName())) {
+			throw new IllegalStateException("idempotency.jdbc.flyway runs the ledger's migrations, which make the table"
+					+ " tool_audit, but the table is configured as '" + this.settings.getTableName() + "' (idempotency.jdbc"
+					+ ".table-name): turn idempotency.jdbc.flyway off and make the table with a migration of the"
+					+ " application's own (LedgerSchema.createScript(platform, tableName))");
+		}
+		if (!ClassUtils.isPresent("org.flywaydb.core.Flyway", getClass().getClassLoader())) {
+			throw new IllegalStateException("idempotency.jdbc.flyway runs the ledger's migrations with Flyway, which is"
+					+ " not on the class path: add org.flywaydb:flyway-core (and the module of the database), or turn"
+					+ " idempotency.jdbc.flyway off");
+		}
+		String platform = (this.settings.getPlatform() != null) ? this.settings.getPlatform()
+				: LedgerSchema.platformOf(this.dataSource);
+		Boolean settled = hasColumn(LedgerSchema.SETTLEMENT_COLUMNS.get(0));
+		String tableVersion = (settled == null) ? null
+				: settled ? LedgerFlywayMigrations.LATEST : LedgerFlywayMigrations.FIRST;
+		LedgerFlywayMigrations.migrate(this.dataSource, platform, this.settings.getFlywayTable(), tableVersion);
 	}
 
 	/**

@@ -118,6 +118,7 @@ class AsyncMcpServerRoundTripTest extends McpServerRoundTripTest {
 		JsonNode notice = JSON.readTree(text(repeat));
 		assertThat(notice.get("kind").asString()).isEqualTo("replayed");
 		assertThat(notice.get("result").asString()).isEqualTo("shipped " + order);
+		assertAnswer(repeat, "replayed", true);
 		assertThat(shipments(order)).isEqualTo(1);
 	}
 
@@ -163,6 +164,7 @@ class AsyncMcpServerRoundTripTest extends McpServerRoundTripTest {
 		assertThat(JSON.readTree(text(result)).get("kind").asString()).isEqualTo("refused_without_run");
 		assertThat(JSON.readTree(text(result)).get("message").asString())
 			.contains("_meta entry 'io.idempotency/runId'");
+		assertAnswer(result, "refused_without_run", false);
 		assertThat(tickets()).isEqualTo(before);
 	}
 

@@ -94,7 +94,8 @@ class McpHandWrittenToolTest {
 		JsonNode notice = JSON.readTree(text(again));
 		assertThat(notice.get("kind").asString()).isEqualTo("replayed");
 		assertThat(notice.get("result").asString()).isEqualTo("refunded 30 on A-1");
-		assertThat(again.meta()).containsEntry("io.idempotency/replayed", true);
+		McpServerRoundTripTest.assertAnswer(again, "replayed", true);
+		McpServerRoundTripTest.assertAnswer(first, "executed", false);
 
 		CallToolResult nextRun = this.client.callTool(refund("A-1", 30, Map.of("io.idempotency/runId", "refund-run-2")));
 		assertThat(nextRun.isError()).isFalse();
@@ -110,10 +111,12 @@ class McpHandWrittenToolTest {
 
 		assertThat(refused.isError()).isTrue();
 		assertThat(text(refused)).isEqualTo("order CLOSED-9 is closed");
+		McpServerRoundTripTest.assertAnswer(refused, "failed", false);
 		assertThat(again.isError()).isTrue();
 		JsonNode answer = JSON.readTree(text(again));
 		assertThat(answer.get("kind").asString()).isEqualTo("previous_attempt_failed");
 		assertThat(answer.get("message").asString()).contains("order CLOSED-9 is closed");
+		McpServerRoundTripTest.assertAnswer(again, "previous_attempt_failed", true);
 		assertThat(Server.attempts).hasValue(before + 1);
 	}
 
@@ -123,6 +126,7 @@ class McpHandWrittenToolTest {
 
 		assertThat(result.isError()).isTrue();
 		assertThat(JSON.readTree(text(result)).get("kind").asString()).isEqualTo("refused_without_run");
+		McpServerRoundTripTest.assertAnswer(result, "refused_without_run", false);
 		assertThat(refunds("A-2")).isZero();
 	}
 
@@ -147,6 +151,8 @@ class McpHandWrittenToolTest {
 		JsonNode notice = JSON.readTree(text(again));
 		assertThat(notice.get("kind").asString()).isEqualTo("replayed");
 		assertThat(notice.get("result").toString()).contains("note " + (before + 1));
+		McpServerRoundTripTest.assertAnswer(first, "executed", false);
+		McpServerRoundTripTest.assertAnswer(again, "replayed", true);
 	}
 
 	@Test
@@ -162,7 +168,7 @@ class McpHandWrittenToolTest {
 		JsonNode notice = JSON.readTree(text(again));
 		assertThat(notice.get("kind").asString()).isEqualTo("replayed_different_details");
 		assertThat(notice.get("differentDetails").get(0).asString()).isEqualTo("note");
-		assertThat(again.meta()).containsEntry("io.idempotency/replayed", true);
+		McpServerRoundTripTest.assertAnswer(again, "replayed_different_details", true);
 		assertThat((String) again.meta().get("io.idempotency/message")).contains("were not applied: note");
 	}
 
@@ -174,6 +180,7 @@ class McpHandWrittenToolTest {
 
 		assertThat(closed.isError()).isFalse();
 		assertThat(JSON.readTree(text(again)).get("kind").asString()).isEqualTo("replayed");
+		McpServerRoundTripTest.assertAnswer(closed, "executed", false);
 		assertThat(closures("B-1")).isEqualTo(1);
 		assertThat(this.jdbc.queryForObject("SELECT status FROM tool_audit WHERE tool = 'close_order' AND run_id = ?",
 				String.class, "close-run-1")).isEqualTo("succeeded");
@@ -183,6 +190,7 @@ class McpHandWrittenToolTest {
 		assertThat(refused.isError()).isTrue();
 		assertThat(retried.isError()).as("a rolled-back call runs again").isTrue();
 		assertThat(text(retried)).isEqualTo("order LOCKED-1 is locked");
+		McpServerRoundTripTest.assertAnswer(retried, "failed", false);
 		assertThat(closures("LOCKED-1")).as("the error result's writes rolled back with its claim").isZero();
 		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM tool_audit WHERE tool = 'close_order' AND run_id = ?"
 				+ " AND arguments LIKE '%LOCKED-1%'", Integer.class, "close-run-1")).isZero();
@@ -222,11 +230,13 @@ class McpHandWrittenToolTest {
 					String text = text(answer);
 					if (text.startsWith("paid ")) {
 						assertThat(answer.isError()).isFalse();
+						McpServerRoundTripTest.assertAnswer(answer, "executed", false);
 						assertThat(text).isEqualTo("paid " + prefix + (i % invoices));
 					}
 					else {
 						assertThat(JSON.readTree(text).get("kind").asString()).as("round %d: %s", round, text)
 							.isIn("replayed", "in_progress");
+						McpServerRoundTripTest.assertAnswer(answer, JSON.readTree(text).get("kind").asString(), true);
 					}
 				}
 				for (int i = 0; i < invoices; i++) {
@@ -262,7 +272,7 @@ class McpHandWrittenToolTest {
 			assertThat(text(refunded)).isEqualTo("refunded 12 on H-7");
 			assertThat(again.isError()).as(text(again)).isFalse();
 			assertThat(JSON.readTree(text(again)).get("kind").asString()).isEqualTo("replayed");
-			assertThat(again.meta()).containsEntry("io.idempotency/replayed", true);
+			McpServerRoundTripTest.assertAnswer(again, "replayed", true);
 			assertThat(refunds("H-7")).isEqualTo(1);
 
 			CallToolResult nextRun = next.callTool(refund("H-7", 12, null));

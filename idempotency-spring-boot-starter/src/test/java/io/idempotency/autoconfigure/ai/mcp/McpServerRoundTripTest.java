@@ -98,7 +98,8 @@ class McpServerRoundTripTest {
 
 		assertThat(tickets()).isEqualTo(before + 1);
 		assertThat(first.isError()).isFalse();
-		assertThat(first.meta()).as("a call that executed says nothing more").isNull();
+		assertAnswer(first, "executed", false);
+		assertThat(first.meta()).as("a call that executed has no message").doesNotContainKey("io.idempotency/message");
 		String ticket = text(first);
 		assertThat(JSON.readTree(ticket).asString()).startsWith("TCK-");
 
@@ -108,7 +109,8 @@ class McpServerRoundTripTest {
 		assertThat(notice.get("kind").asString()).isEqualTo("replayed");
 		assertThat(notice.get("message").asString()).contains("Nothing was done again");
 		assertThat(notice.get("result")).isEqualTo(JSON.readTree(ticket));
-		assertThat(again.meta()).containsEntry("io.idempotency/replayed", true);
+		assertAnswer(again, "replayed", true);
+		assertThat(again.meta()).containsKey("io.idempotency/message");
 
 		CallToolResult nextRun = this.client.callTool(openTicket("seal failure", Map.of("io.idempotency/runId", "run-mcp-2")));
 		assertThat(nextRun.isError()).isFalse();
@@ -131,8 +133,9 @@ class McpServerRoundTripTest {
 		JsonNode notice = JSON.readTree(text(again));
 		assertThat(notice.get("kind").asString()).isEqualTo("replayed");
 		assertThat(notice.get("result")).isEqualTo(JSON.readTree(text(first)));
-		assertThat(again.meta()).containsEntry("io.idempotency/replayed", true)
-			.containsKey("io.idempotency/message");
+		assertAnswer(again, "replayed", true);
+		assertThat(again.meta()).containsKey("io.idempotency/message");
+		assertAnswer(first, "executed", false);
 	}
 
 	@Test
@@ -147,12 +150,15 @@ class McpServerRoundTripTest {
 			.contains("_meta entry 'io.idempotency/runId'")
 			.doesNotContain("RunContext")
 			.doesNotContain("ToolContext");
+		assertAnswer(result, "refused_without_run", false);
+		assertThat((String) result.meta().get("io.idempotency/message")).contains("_meta entry 'io.idempotency/runId'");
 		assertThat(tickets()).isEqualTo(before);
 
 		int drafts = drafts();
 		CallToolResult method = this.client.callTool(new CallToolRequest("draft_quote", Map.of("sku", "SKU-1", "quantity", 1), null));
 		assertThat(method.isError()).isTrue();
 		assertThat(JSON.readTree(text(method)).get("kind").asString()).isEqualTo("refused_without_run");
+		assertAnswer(method, "refused_without_run", false);
 		assertThat(drafts()).isEqualTo(drafts);
 	}
 
@@ -165,6 +171,7 @@ class McpServerRoundTripTest {
 		JsonNode refusal = JSON.readTree(text(result));
 		assertThat(refusal.get("kind").asString()).isEqualTo("refused_invalid_run");
 		assertThat(refusal.get("message").asString()).contains("io.idempotency/runId");
+		assertAnswer(result, "refused_invalid_run", false);
 		assertThat(tickets()).isEqualTo(before);
 	}
 
@@ -175,6 +182,7 @@ class McpServerRoundTripTest {
 			CallToolResult result = this.client.callTool(openTicket("pump noise", Map.of("io.idempotency/runId", runId)));
 			assertThat(result.isError()).isTrue();
 			assertThat(JSON.readTree(text(result)).get("kind").asString()).isEqualTo("refused_invalid_run");
+			assertAnswer(result, "refused_invalid_run", false);
 		}
 		assertThat(tickets()).isEqualTo(before);
 	}
@@ -193,9 +201,11 @@ class McpServerRoundTripTest {
 			assertThat(refused.isError()).isTrue();
 			assertThat(JSON.readTree(text(refused)).get("kind").asString()).isEqualTo("refused_conflict");
 			assertThat(text(refused)).doesNotContain(text(opened));
+			assertAnswer(refused, "refused_conflict", false);
+			assertThat(refused.meta().toString()).doesNotContain(text(opened));
 
 			CallToolResult replayed = ada.callTool(openTicket("valve leak", meta));
-			assertThat(replayed.meta()).containsEntry("io.idempotency/replayed", true);
+			assertAnswer(replayed, "replayed", true);
 			assertThat(tickets()).isEqualTo(before + 1);
 		}
 		finally {
@@ -297,6 +307,7 @@ class McpServerRoundTripTest {
 		JsonNode refusal = JSON.readTree(text(result));
 		assertThat(refusal.get("kind").asString()).isEqualTo("refused_invalid_arguments");
 		assertThat(refusal.get("replayed").asBoolean()).isFalse();
+		assertAnswer(result, "refused_invalid_arguments", false);
 		assertThat(tickets()).isEqualTo(before);
 	}
 
@@ -309,19 +320,21 @@ class McpServerRoundTripTest {
 
 		assertThat(visits()).isEqualTo(before + 1);
 		assertThat(first.isError()).isFalse();
-		assertThat(first.meta()).isNull();
+		assertAnswer(first, "executed", false);
 		assertThat(JSON.readTree(text(first)).get("kind").asString()).isEqualTo("executed");
 		assertThat(again.isError()).isFalse();
 		assertThat(JSON.readTree(text(again)).get("kind").asString()).isEqualTo("replayed");
-		assertThat(again.meta()).containsEntry("io.idempotency/replayed", true).containsKey("io.idempotency/message");
+		assertAnswer(again, "replayed", true);
+		assertThat(again.meta()).containsKey("io.idempotency/message");
 
 		CallToolResult failed = this.client.callTool(new CallToolRequest("book_visit", Map.of("site", "closed yard"), run));
 		CallToolResult repeat = this.client.callTool(new CallToolRequest("book_visit", Map.of("site", "closed yard"), run));
 		assertThat(failed.isError()).isTrue();
 		assertThat(text(failed)).contains("closed yard is closed");
+		assertAnswer(failed, "failed", false);
 		assertThat(repeat.isError()).as("a repeat of a failed call reads as an error").isTrue();
 		assertThat(JSON.readTree(text(repeat)).get("kind").asString()).isEqualTo("previous_attempt_failed");
-		assertThat(repeat.meta() == null || !repeat.meta().containsKey("io.idempotency/replayed")).isTrue();
+		assertAnswer(repeat, "previous_attempt_failed", true);
 		assertThat(visits()).isEqualTo(before + 1);
 	}
 
@@ -335,7 +348,8 @@ class McpServerRoundTripTest {
 		assertThat(first.isError()).as(text(first)).isFalse();
 		assertThat(again.isError()).isFalse();
 		assertThat(text(again)).contains("\"kind\":\"replayed\"");
-		assertThat(again.meta()).containsEntry("io.idempotency/replayed", true);
+		assertAnswer(again, "replayed", true);
+		assertAnswer(first, "executed", false);
 		assertThat(QuoteTools.slots.get() - before).isEqualTo(1);
 	}
 
@@ -344,6 +358,88 @@ class McpServerRoundTripTest {
 		CallToolResult result = this.client.callTool(new CallToolRequest("check_inventory", Map.of("sku", "SKU-4411"), null));
 		assertThat(result.isError()).isFalse();
 		assertThat(text(result)).isEqualTo("120");
+		assertThat(result.meta()).as("no answer of the library's: the tool is not idempotent").isNull();
+	}
+
+	/** A repeat while the first call still runs: not executed again, and an error result, of kind in_progress. */
+	@Test
+	void aRepeatOfACallStillRunningIsToldItIsInProgress() throws Exception {
+		String order = "P-" + System.nanoTime();
+		Map<String, Object> run = Map.of("io.idempotency/runId", "ship-run-" + System.nanoTime());
+		TicketTools.carrierConfirms = new java.util.concurrent.CountDownLatch(1);
+		McpSyncClient other = client(this.port);
+		java.util.concurrent.ExecutorService caller = java.util.concurrent.Executors.newSingleThreadExecutor();
+		try {
+			java.util.concurrent.Future<CallToolResult> first = caller
+				.submit(() -> other.callTool(new CallToolRequest("ship_order", Map.of("order", order), run)));
+			org.awaitility.Awaitility.await()
+				.atMost(Duration.ofSeconds(30))
+				.until(() -> this.jdbc.queryForObject("SELECT COUNT(*) FROM shipments WHERE order_id = ?", Integer.class,
+						order) == 1);
+			CallToolResult repeat = this.client.callTool(new CallToolRequest("ship_order", Map.of("order", order), run));
+			TicketTools.carrierConfirms.countDown();
+
+			assertThat(repeat.isError()).isTrue();
+			assertThat(JSON.readTree(text(repeat)).get("kind").asString()).isEqualTo("in_progress");
+			assertAnswer(repeat, "in_progress", true);
+			assertThat((String) repeat.meta().get("io.idempotency/message")).contains("still in progress");
+			CallToolResult shipped = first.get(60, java.util.concurrent.TimeUnit.SECONDS);
+			assertThat(shipped.isError()).as(text(shipped)).isFalse();
+			assertAnswer(shipped, "executed", false);
+		}
+		finally {
+			TicketTools.carrierConfirms.countDown();
+			caller.shutdownNow();
+			other.closeGracefully();
+		}
+	}
+
+	/** A repeat of a call that succeeded, whose result is not in its row: done, not done again, no result. */
+	@Test
+	void aRepeatOfACallWhoseResultWasNotStoredIsToldSo() {
+		String runId = "run-mcp-unstored-" + System.nanoTime();
+		CallToolResult first = this.client.callTool(openTicket("bearing", Map.of("io.idempotency/runId", runId)));
+		assertAnswer(first, "executed", false);
+		this.jdbc.update("UPDATE tool_audit SET result = NULL WHERE run_id = ?", runId);
+
+		CallToolResult repeat = this.client.callTool(openTicket("bearing", Map.of("io.idempotency/runId", runId)));
+		assertThat(repeat.isError()).isTrue();
+		assertThat(JSON.readTree(text(repeat)).get("kind").asString()).isEqualTo("replayed_without_result");
+		assertAnswer(repeat, "replayed_without_result", true);
+	}
+
+	/** A repeat keyed on the account alone, with another note: replayed, or refused, as the tool says. */
+	@Test
+	void aRepeatWithOtherDetailsIsToldItsKindAsReplayedOrRefused() {
+		Map<String, Object> run = Map.of("io.idempotency/runId", "run-mcp-details-" + System.nanoTime());
+		CallToolResult first = this.client.callTool(new CallToolRequest("log_call", Map.of("account", "acme", "note", "a"), run));
+		CallToolResult replayed = this.client
+			.callTool(new CallToolRequest("log_call", Map.of("account", "acme", "note", "b"), run));
+		assertAnswer(first, "executed", false);
+		assertThat(replayed.isError()).isFalse();
+		assertAnswer(replayed, "replayed_different_details", true);
+		assertThat((String) replayed.meta().get("io.idempotency/message")).contains("were not applied: note");
+
+		this.client.callTool(new CallToolRequest("log_call_strictly", Map.of("account", "acme", "note", "a"), run));
+		CallToolResult refused = this.client
+			.callTool(new CallToolRequest("log_call_strictly", Map.of("account", "acme", "note", "b"), run));
+		assertThat(refused.isError()).isTrue();
+		assertThat(JSON.readTree(text(refused)).get("kind").asString()).isEqualTo("refused_different_details");
+		assertAnswer(refused, "refused_different_details", false);
+	}
+
+	/**
+	 * The result's {@code _meta} names the answer's kind and whether it was a repeat, and the text a client
+	 * reads names no Java type.
+	 */
+	static void assertAnswer(CallToolResult result, String kind, boolean replayed) {
+		assertThat(result.meta()).as(String.valueOf(result))
+			.containsEntry("io.idempotency/kind", kind)
+			.containsEntry("io.idempotency/replayed", replayed);
+		String read = result.content().toString() + result.meta().values();
+		assertThat(read).as("no Java type in what the client reads")
+			.doesNotContainPattern("\\b(?:[a-z_][a-z0-9_]*\\.)+[A-Z][A-Za-z0-9_$]*(?:Exception|Error)\\b")
+			.doesNotContain("io.idempotency.");
 	}
 
 	java.util.Set<String> toolNames() {
@@ -396,6 +492,21 @@ class McpServerRoundTripTest {
 		public String openTicket(String subject) {
 			this.jdbc.update("INSERT INTO tickets (subject) VALUES (?)", subject);
 			return "TCK-" + this.jdbc.queryForObject("SELECT MAX(id) FROM tickets", Long.class);
+		}
+
+		@Tool(name = "log_call", description = "Log a call with an account; one per account in a run")
+		@IdempotentTool(transactional = true, keyArguments = "account")
+		public String logCall(String account, String note) {
+			this.jdbc.update("INSERT INTO tickets (subject) VALUES (?)", "call " + account);
+			return "logged " + account;
+		}
+
+		@Tool(name = "log_call_strictly", description = "Log a call with an account; refuses other details")
+		@IdempotentTool(transactional = true, keyArguments = "account",
+				onDifferentDetails = io.idempotency.DifferentDetails.REFUSE)
+		public String logCallStrictly(String account, String note) {
+			this.jdbc.update("INSERT INTO tickets (subject) VALUES (?)", "call " + account);
+			return "logged " + account;
 		}
 
 		@Tool(name = "check_inventory", description = "Units in stock; a read, so not idempotent-annotated")

@@ -52,6 +52,7 @@ class McpServerWithoutRunsTest {
 		assertThat(result.isError()).isTrue();
 		String text = ((McpSchema.TextContent) result.content().get(0)).text();
 		assertThat(text).contains("site closed yard is closed").doesNotContain("refused_without_run");
+		McpServerRoundTripTest.assertAnswer(result, "executed_without_run", false);
 	}
 
 	@Test
@@ -60,7 +61,7 @@ class McpServerWithoutRunsTest {
 		for (int i = 0; i < 2; i++) {
 			CallToolResult result = this.client.callTool(new CallToolRequest("book_visit", Map.of("site", "plant 9"), null));
 			assertThat(result.isError()).isFalse();
-			assertThat(result.meta()).isNull();
+			McpServerRoundTripTest.assertAnswer(result, "executed_without_run", false);
 		}
 		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM visits", Integer.class)).isEqualTo(before + 2);
 	}

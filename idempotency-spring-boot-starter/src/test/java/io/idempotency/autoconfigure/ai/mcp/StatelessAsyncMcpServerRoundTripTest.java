@@ -31,6 +31,7 @@ class StatelessAsyncMcpServerRoundTripTest extends AsyncMcpServerRoundTripTest {
 		CallToolResult result = this.client.callTool(openTicket("pump noise", null));
 
 		assertThat(JSON.readTree(text(result)).get("kind").asString()).isEqualTo("refused_without_run");
+		assertAnswer(result, "refused_without_run", false);
 		assertThat(tickets()).isEqualTo(before);
 	}
 

@@ -1,0 +1,2 @@
+-- An application's own second migration.
+ALTER TABLE tickets ADD COLUMN owner VARCHAR(200);

@@ -1,0 +1,2 @@
+-- An application's own third migration.
+ALTER TABLE tickets ADD COLUMN priority INTEGER;
