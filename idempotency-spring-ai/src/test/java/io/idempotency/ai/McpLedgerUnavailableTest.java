@@ -75,23 +75,23 @@ class McpLedgerUnavailableTest {
 		}
 
 		@Override
-		public boolean recordSucceeded(IdempotencyKey key, String resultJson) {
-			return this.rows.recordSucceeded(key, resultJson);
+		public boolean recordSucceeded(Claim.Won claim, String resultJson) {
+			return this.rows.recordSucceeded(claim, resultJson);
 		}
 
 		@Override
-		public boolean recordSucceededWithoutResult(IdempotencyKey key, String reason) {
-			return this.rows.recordSucceededWithoutResult(key, reason);
+		public boolean recordSucceededWithoutResult(Claim.Won claim, String reason) {
+			return this.rows.recordSucceededWithoutResult(claim, reason);
 		}
 
 		@Override
-		public boolean recordFailed(IdempotencyKey key, String error) {
-			return this.rows.recordFailed(key, error);
+		public boolean recordFailed(Claim.Won claim, String error) {
+			return this.rows.recordFailed(claim, error);
 		}
 
 		@Override
-		public boolean recordUnknown(IdempotencyKey key, String error) {
-			return this.rows.recordUnknown(key, error);
+		public boolean recordUnknown(Claim.Won claim, String error) {
+			return this.rows.recordUnknown(claim, error);
 		}
 
 		@Override
