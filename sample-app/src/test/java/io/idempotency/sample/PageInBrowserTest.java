@@ -141,7 +141,32 @@ class PageInBrowserTest extends SampleAppTest {
 		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("ticket-count"),
 				String.valueOf(ticketsBefore + 1)));
 		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#ledger tbody"), runId));
-		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#chat .msg.assistant"),
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#chat .msg.assistant:last-child"),
+				"already done earlier in this request"));
+
+		// The run as a story: each call, how it was answered, what the model read; the arguments whole.
+		assertThat(storyOf(wait, run)).satisfiesExactly(
+				(step) -> assertThat(step).startsWith("executed | The model called open_ticket accountName")
+					.contains("issue \"seal failure\"")
+					.contains("| executed It ran: the tool acted once")
+					.contains("| The model read: {"),
+				(step) -> assertThat(step).startsWith("replayed | The model called open_ticket")
+					.contains("| replayed It did not run again: the ledger answered with the first call's result.")
+					.contains("| The model read: Already done earlier in this run"),
+				(step) -> assertThat(step).startsWith("replayed_different_details | The model called open_ticket")
+					.contains("issue \"seal failure  \"")
+					.contains("the details that differ were not applied")
+					.contains("| The model read: Already done earlier in this run, with other details"));
+		assertThat(texts(run + " .step:first-child .arg")).containsExactly("accountName \"Henderson Industrial\"", "issue \"seal failure\"",
+					"description \"The customer reports a seal failure.\"");
+
+		// Read from the server, not kept by the browser: a reload shows the run, its story and the chat again.
+		this.browser.navigate().refresh();
+		wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector(run + " .step"), 3));
+		assertThat(storyOf(wait, run)).hasSize(3);
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#chat"),
+				"You: open a ticket for the seal failure"));
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#chat .msg.assistant:last-child"),
 				"already done earlier in this request"));
 
 		screenshot("page.png");
@@ -243,6 +268,27 @@ class PageInBrowserTest extends SampleAppTest {
 		});
 
 		screenshot("operator-panel.png");
+	}
+
+	/**
+	 * Each step of a run's story, "outcome | called | answered | read", read in one script: the page rebuilds its
+	 * runs every 100 ms here, faster than a step can be read element by element.
+	 */
+	private List<String> storyOf(WebDriverWait wait, String run) {
+		return wait.until((page) -> texts(run + " .step:not(.afterwards)", "(step) => step.dataset.outcome + ' | '"
+				+ " + step.querySelector('.called').innerText + ' | ' + step.querySelector('.answered').innerText"
+				+ " + ' | ' + step.querySelector('.read').innerText"));
+	}
+
+	private List<String> texts(String selector) {
+		return texts(selector, "(element) => element.innerText");
+	}
+
+	/** The text of each element the selector finds, as the function reads it, from one rebuild of the page. */
+	@SuppressWarnings("unchecked")
+	private List<String> texts(String selector, String text) {
+		return (List<String>) ((JavascriptExecutor) this.browser).executeScript(
+				"return [...document.querySelectorAll(arguments[0])].map(" + text + ")", selector);
 	}
 
 	/** A wait that times out says what the chat and the newest run showed, and what the warehouse is armed with. */
