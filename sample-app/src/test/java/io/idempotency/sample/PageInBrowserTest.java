@@ -31,7 +31,6 @@ import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
@@ -119,14 +118,7 @@ class PageInBrowserTest extends SampleAppTest {
 		this.browser.findElement(By.id("send")).click();
 
 		// The newest run, read whole from one rebuild: its id once it shows the replay badge.
-		String runId = wait.until((page) -> {
-			WebElement run = page.findElement(By.cssSelector("#runs .run:first-child"));
-			List<String> replayed = run.findElements(By.cssSelector(".badge[data-outcome='replayed']"))
-				.stream()
-				.map(WebElement::getText)
-				.toList();
-			return replayed.equals(List.of("replayed")) ? run.getDomAttribute("data-run") : null;
-		});
+		String runId = wait.until((page) -> newestRunIf(List.of("executed", "replayed", "replayed_different_details")));
 		String run = "#runs .run[data-run='" + runId + "']";
 		assertThat(this.browser.findElements(By.cssSelector(run + " .badge[data-outcome='executed']"))).hasSize(1);
 
@@ -192,14 +184,7 @@ class PageInBrowserTest extends SampleAppTest {
 		this.browser.findElement(By.id("send")).click();
 
 		// The model read the timeout, then "in progress" for its repeat.
-		String runId = wait.until((page) -> {
-			WebElement run = page.findElement(By.cssSelector("#runs .run:first-child"));
-			List<String> outcomes = run.findElements(By.cssSelector(".badge"))
-				.stream()
-				.map((badge) -> badge.getDomAttribute("data-outcome"))
-				.toList();
-			return outcomes.equals(List.of("error", "in_progress")) ? run.getDomAttribute("data-run") : null;
-		});
+		String runId = wait.until((page) -> newestRunIf(List.of("error", "in_progress")));
 		assertThat(this.warehouse.reservations()).hasSize(reservationsBefore + 1);
 
 		// The reconciler tries it max-attempts times, a few seconds apart, then hands it to a human.
@@ -249,10 +234,8 @@ class PageInBrowserTest extends SampleAppTest {
 		wait.until(ExpectedConditions.textToBePresentInElementLocated(
 				By.cssSelector("#runs .run[data-run='" + runId + "']"),
 				"ops-anna settled the call as succeeded: " + reservation.id() + " is in the warehouse"));
-		wait.until((page) -> page.findElements(By.cssSelector("#ledger tbody tr"))
-			.stream()
-			.anyMatch((ledgerRow) -> ledgerRow.getText().contains(runId)
-					&& ledgerRow.getText().contains("succeeded (settled by ops-anna)")));
+		wait.until((page) -> texts("#ledger tbody tr").stream()
+			.anyMatch((ledgerRow) -> ledgerRow.contains(runId) && ledgerRow.contains("succeeded (settled by ops-anna)")));
 		CallRecord settled = this.settlements.find(new IdempotencyKey(key)).orElseThrow();
 		assertThat(settled.entry().status()).isEqualTo(LedgerStatus.SUCCEEDED);
 		assertThat(settled.settledBy()).isEqualTo("ops-anna");
@@ -278,6 +261,17 @@ class PageInBrowserTest extends SampleAppTest {
 		return wait.until((page) -> texts(run + " .step:not(.afterwards)", "(step) => step.dataset.outcome + ' | '"
 				+ " + step.querySelector('.called').innerText + ' | ' + step.querySelector('.answered').innerText"
 				+ " + ' | ' + step.querySelector('.read').innerText"));
+	}
+
+	/** The newest run's id once its badges are these, read in one script (see {@link #storyOf}); else null. */
+	private String newestRunIf(List<String> outcomes) {
+		List<String> newest = texts("#runs .run:first-child",
+				"(run) => run.dataset.run + ' ' + [...run.querySelectorAll('.badge')].map((badge) => badge.dataset.outcome).join(',')");
+		if (newest.isEmpty()) {
+			return null;
+		}
+		String[] run = newest.get(0).split(" ", 2);
+		return run[1].equals(String.join(",", outcomes)) ? run[0] : null;
 	}
 
 	private List<String> texts(String selector) {
