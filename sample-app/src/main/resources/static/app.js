@@ -98,7 +98,13 @@ function afterwards(kind, text) {
   return el('li', { class: 'step afterwards' }, el('div', { class: 'answered' }, badge(kind), ' ', text));
 }
 
+// Rebuilt only when they changed: an "exact text" a person opened stays open.
+let runsShown = '';
+
 function renderRuns(runs) {
+  const shown = JSON.stringify(runs);
+  if (shown === runsShown) return;
+  runsShown = shown;
   const container = document.getElementById('runs');
   container.replaceChildren(...runs.map(({ transcript, ledger }) => {
     const steps = transcript.calls.map(story);

@@ -105,8 +105,8 @@ class PageInBrowserTest extends SampleAppTest {
 	void aRepeatedCallShowsTheReplayBadgeOneLedgerRowAndOneTicket() throws IOException {
 		int ticketsBefore = this.tickets.tickets().size();
 		this.browser.get("http://localhost:" + this.port + "/");
-		// The page rebuilds its runs and its ledger every 2 s; here, every 100 ms as well, so that a test that
-		// holds an element across a rebuild fails here, often, not once in a while in a build.
+		// The page refreshes every 2 s (its runs rebuilt when they changed, its ledger each time); here, every 100 ms
+		// as well, so that a test that holds an element across a rebuild fails here, often, not once in a while.
 		((JavascriptExecutor) this.browser).executeScript("setInterval(refresh, 100)");
 		// Every read below finds its elements again at each try; one that went stale in between is tried again.
 		WebDriverWait wait = new WebDriverWait(this.browser, Duration.ofSeconds(30));
@@ -123,9 +123,8 @@ class PageInBrowserTest extends SampleAppTest {
 		assertThat(this.browser.findElements(By.cssSelector(run + " .badge[data-outcome='executed']"))).hasSize(1);
 
 		// The model's twin in the same turn, and its repeat that rephrased the description.
-		wait.until(ExpectedConditions.textToBe(
-				By.cssSelector(run + " .badge[data-outcome='replayed_different_details']"),
-				"replayed, other details not applied"));
+		wait.until((page) -> texts(run + " .badge[data-outcome='replayed_different_details']")
+			.equals(List.of("replayed, other details not applied")));
 		List<LedgerView.Row> rows = this.ledger.ofRun(runId);
 		assertThat(rows).hasSize(1);
 		assertThat(rows.get(0).replayCount()).isEqualTo(2);
@@ -228,12 +227,10 @@ class PageInBrowserTest extends SampleAppTest {
 
 		// The panel no longer lists it; the run and the ledger row show it settled by hand.
 		wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector(row), 0));
-		wait.until(ExpectedConditions.textToBePresentInElementLocated(
-				By.cssSelector("#runs .run[data-run='" + runId + "'] .badge[data-outcome='settled by hand']"),
-				"settled by hand"));
-		wait.until(ExpectedConditions.textToBePresentInElementLocated(
-				By.cssSelector("#runs .run[data-run='" + runId + "']"),
-				"ops-anna settled the call as succeeded: " + reservation.id() + " is in the warehouse"));
+		String settledRun = "#runs .run[data-run='" + runId + "']";
+		wait.until((page) -> texts(settledRun + " .badge[data-outcome='settled by hand']").contains("settled by hand"));
+		wait.until((page) -> texts(settledRun).stream()
+			.anyMatch((text) -> text.contains("ops-anna settled the call as succeeded: " + reservation.id() + " is in the warehouse")));
 		wait.until((page) -> texts("#ledger tbody tr").stream()
 			.anyMatch((ledgerRow) -> ledgerRow.contains(runId) && ledgerRow.contains("succeeded (settled by ops-anna)")));
 		CallRecord settled = this.settlements.find(new IdempotencyKey(key)).orElseThrow();
