@@ -28,3 +28,14 @@ CREATE TABLE IF NOT EXISTS ext_reservations (
 	created_at   DATETIME(6) NOT NULL,
 	INDEX ext_reservations_reference (reference)
 );
+-- The agent's runs as the page shows them (the request, each call and what the model read, the answer): the
+-- page rebuilds its runs and its chat from here, after a reload or a restart.
+CREATE TABLE IF NOT EXISTS sample_runs (
+	id              BIGINT AUTO_INCREMENT PRIMARY KEY,
+	run_id          VARCHAR(255),
+	request         TEXT        NOT NULL,
+	idempotency_off BOOLEAN     NOT NULL,
+	asked_at        DATETIME(6) NOT NULL,
+	answer          LONGTEXT,
+	calls           LONGTEXT    NOT NULL
+);

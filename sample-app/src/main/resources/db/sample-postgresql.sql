@@ -28,3 +28,14 @@ CREATE TABLE IF NOT EXISTS ext_reservations (
 	created_at   TIMESTAMP NOT NULL
 );
 CREATE INDEX IF NOT EXISTS ext_reservations_reference ON ext_reservations (reference);
+-- The agent's runs as the page shows them (the request, each call and what the model read, the answer): the
+-- page rebuilds its runs and its chat from here, after a reload or a restart.
+CREATE TABLE IF NOT EXISTS sample_runs (
+	id              BIGSERIAL PRIMARY KEY,
+	run_id          VARCHAR(255),
+	request         TEXT        NOT NULL,
+	idempotency_off BOOLEAN     NOT NULL,
+	asked_at        TIMESTAMPTZ NOT NULL,
+	answer          TEXT,
+	calls           TEXT        NOT NULL
+);

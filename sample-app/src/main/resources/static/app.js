@@ -1,4 +1,5 @@
-// The page: a chat with the agent, and a live view of its runs, the ledger and the external systems.
+// The page: a chat with the agent, and a live view of its runs (each a short story), the ledger and the external
+// systems. All of it is read from the server: a reload or a restart shows the same.
 const FAULTS = ['NONE', 'TIMEOUT_AFTER_EFFECT', 'FAIL_BEFORE_EFFECT', 'SLOW'];
 const LABELS = {
   executed: 'executed', replayed: 'replayed', replayed_different_details: 'replayed, other details not applied',
@@ -30,26 +31,94 @@ async function api(path, body) {
   return json;
 }
 
-function say(role, text) {
+// How each call was answered, in a sentence: the middle of a call's story.
+const ANSWERED = {
+  executed: 'It ran: the tool acted once, and the ledger stored its result.',
+  replayed: 'It did not run again: the ledger answered with the first call\'s result.',
+  replayed_different_details: 'It did not run again: the ledger answered with the first call\'s result; the details that differ were not applied.',
+  in_progress: 'It did not run: the first call\'s outcome is not known yet, and the reconciler settles it.',
+  previous_attempt_failed: 'It did not run: the first attempt failed before it acted, and the model is told so.',
+  error: 'It failed: the model read the error.',
+  read: 'It ran: a read, safe to repeat, not made idempotent.',
+  'executed (idempotency off)': 'It ran: idempotency was off, so nothing was recorded and nothing deduplicated.'
+};
+
+// The chat, rebuilt from the server's runs (oldest first), with the message on its way, if any.
+let pending = null;
+let chatShown = '';
+
+function renderChat(runs) {
+  const messages = [];
+  runs.slice().reverse().forEach((run) => {
+    messages.push(['user', run.transcript.request]);
+    messages.push(['assistant', run.transcript.answer || '']);
+  });
+  if (pending) messages.push(...pending);
+  const shown = JSON.stringify(messages);
+  if (shown === chatShown) return;
+  chatShown = shown;
   const chat = document.getElementById('chat');
-  chat.append(el('div', { class: 'msg ' + role }, (role === 'user' ? 'You: ' : 'Assistant: ') + text));
+  chat.replaceChildren(...messages.map(([role, text]) =>
+    el('div', { class: 'msg ' + role }, (role === 'user' ? 'You: ' : 'Assistant: ') + text)));
   chat.scrollTop = chat.scrollHeight;
 }
 
+// A call's arguments as name and value, each kept whole, in the order the model wrote them.
+function args(json) {
+  let parsed;
+  try { parsed = JSON.parse(json); } catch (e) { return el('span', { class: 'args' }, json); }
+  if (parsed === null || typeof parsed !== 'object') return el('span', { class: 'args' }, json);
+  return el('span', { class: 'args' }, ...Object.entries(parsed).map(([name, value]) =>
+    el('span', { class: 'arg' }, el('span', { class: 'arg-name' }, name), ' ',
+      el('span', { class: 'arg-value' }, typeof value === 'string' ? '"' + value + '"' : JSON.stringify(value)))));
+}
+
+// What the model read: the message a person reads first, the exact text one click away.
+function modelRead(text) {
+  let message = null;
+  try {
+    const read = JSON.parse(text);
+    if (read && typeof read === 'object') message = read.message || null;
+  } catch (e) { /* plain text */ }
+  const exact = el('code', { class: 'exact' }, text);
+  return message
+    ? el('div', { class: 'read' }, el('span', { class: 'label' }, 'The model read: '), message,
+        el('details', {}, el('summary', {}, 'exact text'), exact))
+    : el('div', { class: 'read' }, el('span', { class: 'label' }, 'The model read: '), exact);
+}
+
+function story(call) {
+  return el('li', { class: 'step', 'data-outcome': call.outcome },
+    el('div', { class: 'called' }, el('span', { class: 'label' }, 'The model called '), el('b', {}, call.tool), ' ', args(call.arguments)),
+    el('div', { class: 'answered' }, badge(call.outcome), ' ', ANSWERED[call.outcome] || ''),
+    modelRead(call.modelRead));
+}
+
+function afterwards(kind, text) {
+  return el('li', { class: 'step afterwards' }, el('div', { class: 'answered' }, badge(kind), ' ', text));
+}
+
+// Rebuilt only when they changed: an "exact text" a person opened stays open.
+let runsShown = '';
+
 function renderRuns(runs) {
+  const shown = JSON.stringify(runs);
+  if (shown === runsShown) return;
+  runsShown = shown;
   const container = document.getElementById('runs');
   container.replaceChildren(...runs.map(({ transcript, ledger }) => {
-    const run = el('div', { class: 'run', 'data-run': transcript.runId || '' },
-      el('div', { class: 'run-title' }, '“' + transcript.request + '”  run ' + (transcript.runId || '(none)')
-        + (transcript.idempotencyOff ? '  (idempotency off)' : '')));
-    transcript.calls.forEach((call) => run.append(el('div', { class: 'call' },
-      badge(call.outcome), el('code', {}, call.tool + ' ' + call.arguments), el('code', {}, call.modelRead))));
-    ledger.filter((row) => row.reconciled).forEach((row) => run.append(el('div', { class: 'call' },
-      badge('reconciled'), el('code', {}, row.tool), el('code', {}, 'the reconciler settled the call as ' + row.status))));
-    ledger.filter((row) => row.settledBy).forEach((row) => run.append(el('div', { class: 'call' },
-      badge('settled by hand'), el('code', {}, row.tool),
-      el('code', {}, row.settledBy + ' settled the call as ' + row.status + ': ' + row.settleReason))));
-    return run;
+    const steps = transcript.calls.map(story);
+    ledger.filter((row) => row.reconciled).forEach((row) => steps.push(afterwards('reconciled',
+      'Later, the reconciler asked the system whether ' + row.tool + ' had acted, and settled the call as ' + row.status
+        + ': a repeat of it in this run is answered so.')));
+    ledger.filter((row) => row.settledBy).forEach((row) => steps.push(afterwards('settled by hand',
+      row.settledBy + ' settled the call as ' + row.status + ': ' + row.settleReason)));
+    return el('div', { class: 'run', 'data-run': transcript.runId || '' },
+      el('div', { class: 'run-title' }, 'You asked: “' + transcript.request + '”',
+        el('span', { class: 'run-id' }, 'run ' + (transcript.runId || '(none)')
+          + (transcript.idempotencyOff ? ', idempotency off' : ''))),
+      el('ol', { class: 'story' }, ...steps),
+      el('div', { class: 'run-answer' }, el('span', { class: 'label' }, 'The assistant answered: '), transcript.answer || ''));
   }));
 }
 
@@ -95,6 +164,7 @@ function renderList(id, countId, items, text) {
 }
 
 function render(state) {
+  renderChat(state.runs);
   renderRuns(state.runs);
   renderLedger(state.ledger);
   const r = state.replays;
@@ -127,13 +197,16 @@ document.getElementById('chat-form').addEventListener('submit', async (event) =>
   const input = document.getElementById('message');
   const message = input.value.trim() || input.placeholder;
   input.value = '';
-  say('user', message);
+  pending = [['user', message], ['assistant', '…']];
+  chatShown = '';
+  await refresh();
   try {
-    const run = await api('chat', { message });
-    say('assistant', run.transcript.answer);
+    await api('chat', { message });
+    pending = null;
   } catch (e) {
-    say('assistant', 'Error: ' + e.message);
+    pending = [['user', message], ['assistant', 'Error: ' + e.message]];
   }
+  chatShown = '';
   refresh();
 });
 
@@ -151,9 +224,11 @@ document.getElementById('idempotency-off').addEventListener('change', (event) =>
 
 document.getElementById('reconcile').addEventListener('click', async () => {
   const out = document.getElementById('reconcile-result');
+  out.textContent = 'Reconciling: a call that timed out a moment ago is taken once it is stale, in a few seconds…';
   try {
-    const pass = await api('reconcile', {});
-    out.textContent = 'resolved ' + (pass.succeeded + pass.failed) + ', postponed ' + pass.postponed;
+    const result = await api('reconcile', {});
+    out.textContent = 'Resolved ' + result.resolved + ', to be tried again ' + result.postponed
+      + ', handed to a person ' + result.awaitingHuman + '. ' + result.message;
   } catch (e) {
     out.textContent = e.message;
   }

@@ -27,7 +27,7 @@ class IdempotencyOffTest extends SampleAppTest {
 	}
 
 	@Test
-	void thePagesSwitchLetsTheModelsRepeatOpenASecondTicket() {
+	void thePagesSwitchLetsTheModelsTwinAndRepeatEachOpenATicket() {
 		ByteArrayOutputStream narration = new ByteArrayOutputStream();
 		this.demo.narrateTo(new PrintStream(narration, true, StandardCharsets.UTF_8));
 		this.agent.idempotencyOff(true);

@@ -31,7 +31,6 @@ import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
@@ -106,8 +105,8 @@ class PageInBrowserTest extends SampleAppTest {
 	void aRepeatedCallShowsTheReplayBadgeOneLedgerRowAndOneTicket() throws IOException {
 		int ticketsBefore = this.tickets.tickets().size();
 		this.browser.get("http://localhost:" + this.port + "/");
-		// The page rebuilds its runs and its ledger every 2 s; here, every 100 ms as well, so that a test that
-		// holds an element across a rebuild fails here, often, not once in a while in a build.
+		// The page refreshes every 2 s (its runs rebuilt when they changed, its ledger each time); here, every 100 ms
+		// as well, so that a test that holds an element across a rebuild fails here, often, not once in a while.
 		((JavascriptExecutor) this.browser).executeScript("setInterval(refresh, 100)");
 		// Every read below finds its elements again at each try; one that went stale in between is tried again.
 		WebDriverWait wait = new WebDriverWait(this.browser, Duration.ofSeconds(30));
@@ -119,21 +118,13 @@ class PageInBrowserTest extends SampleAppTest {
 		this.browser.findElement(By.id("send")).click();
 
 		// The newest run, read whole from one rebuild: its id once it shows the replay badge.
-		String runId = wait.until((page) -> {
-			WebElement run = page.findElement(By.cssSelector("#runs .run:first-child"));
-			List<String> replayed = run.findElements(By.cssSelector(".badge[data-outcome='replayed']"))
-				.stream()
-				.map(WebElement::getText)
-				.toList();
-			return replayed.equals(List.of("replayed")) ? run.getDomAttribute("data-run") : null;
-		});
+		String runId = wait.until((page) -> newestRunIf(List.of("executed", "replayed", "replayed_different_details")));
 		String run = "#runs .run[data-run='" + runId + "']";
 		assertThat(this.browser.findElements(By.cssSelector(run + " .badge[data-outcome='executed']"))).hasSize(1);
 
 		// The model's twin in the same turn, and its repeat that rephrased the description.
-		wait.until(ExpectedConditions.textToBe(
-				By.cssSelector(run + " .badge[data-outcome='replayed_different_details']"),
-				"replayed, other details not applied"));
+		wait.until((page) -> texts(run + " .badge[data-outcome='replayed_different_details']")
+			.equals(List.of("replayed, other details not applied")));
 		List<LedgerView.Row> rows = this.ledger.ofRun(runId);
 		assertThat(rows).hasSize(1);
 		assertThat(rows.get(0).replayCount()).isEqualTo(2);
@@ -141,7 +132,32 @@ class PageInBrowserTest extends SampleAppTest {
 		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("ticket-count"),
 				String.valueOf(ticketsBefore + 1)));
 		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#ledger tbody"), runId));
-		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#chat .msg.assistant"),
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#chat .msg.assistant:last-child"),
+				"already done earlier in this request"));
+
+		// The run as a story: each call, how it was answered, what the model read; the arguments whole.
+		assertThat(storyOf(wait, run)).satisfiesExactly(
+				(step) -> assertThat(step).startsWith("executed | The model called open_ticket accountName")
+					.contains("issue \"seal failure\"")
+					.contains("| executed It ran: the tool acted once")
+					.contains("| The model read: {"),
+				(step) -> assertThat(step).startsWith("replayed | The model called open_ticket")
+					.contains("| replayed It did not run again: the ledger answered with the first call's result.")
+					.contains("| The model read: Already done earlier in this run"),
+				(step) -> assertThat(step).startsWith("replayed_different_details | The model called open_ticket")
+					.contains("issue \"seal failure  \"")
+					.contains("the details that differ were not applied")
+					.contains("| The model read: Already done earlier in this run, with other details"));
+		assertThat(texts(run + " .step:first-child .arg")).containsExactly("accountName \"Henderson Industrial\"", "issue \"seal failure\"",
+					"description \"The customer reports a seal failure.\"");
+
+		// Read from the server, not kept by the browser: a reload shows the run, its story and the chat again.
+		this.browser.navigate().refresh();
+		wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector(run + " .step"), 3));
+		assertThat(storyOf(wait, run)).hasSize(3);
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#chat"),
+				"You: open a ticket for the seal failure"));
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#chat .msg.assistant:last-child"),
 				"already done earlier in this request"));
 
 		screenshot("page.png");
@@ -167,14 +183,7 @@ class PageInBrowserTest extends SampleAppTest {
 		this.browser.findElement(By.id("send")).click();
 
 		// The model read the timeout, then "in progress" for its repeat.
-		String runId = wait.until((page) -> {
-			WebElement run = page.findElement(By.cssSelector("#runs .run:first-child"));
-			List<String> outcomes = run.findElements(By.cssSelector(".badge"))
-				.stream()
-				.map((badge) -> badge.getDomAttribute("data-outcome"))
-				.toList();
-			return outcomes.equals(List.of("error", "in_progress")) ? run.getDomAttribute("data-run") : null;
-		});
+		String runId = wait.until((page) -> newestRunIf(List.of("error", "in_progress")));
 		assertThat(this.warehouse.reservations()).hasSize(reservationsBefore + 1);
 
 		// The reconciler tries it max-attempts times, a few seconds apart, then hands it to a human.
@@ -218,16 +227,12 @@ class PageInBrowserTest extends SampleAppTest {
 
 		// The panel no longer lists it; the run and the ledger row show it settled by hand.
 		wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector(row), 0));
-		wait.until(ExpectedConditions.textToBePresentInElementLocated(
-				By.cssSelector("#runs .run[data-run='" + runId + "'] .badge[data-outcome='settled by hand']"),
-				"settled by hand"));
-		wait.until(ExpectedConditions.textToBePresentInElementLocated(
-				By.cssSelector("#runs .run[data-run='" + runId + "']"),
-				"ops-anna settled the call as succeeded: " + reservation.id() + " is in the warehouse"));
-		wait.until((page) -> page.findElements(By.cssSelector("#ledger tbody tr"))
-			.stream()
-			.anyMatch((ledgerRow) -> ledgerRow.getText().contains(runId)
-					&& ledgerRow.getText().contains("succeeded (settled by ops-anna)")));
+		String settledRun = "#runs .run[data-run='" + runId + "']";
+		wait.until((page) -> texts(settledRun + " .badge[data-outcome='settled by hand']").contains("settled by hand"));
+		wait.until((page) -> texts(settledRun).stream()
+			.anyMatch((text) -> text.contains("ops-anna settled the call as succeeded: " + reservation.id() + " is in the warehouse")));
+		wait.until((page) -> texts("#ledger tbody tr").stream()
+			.anyMatch((ledgerRow) -> ledgerRow.contains(runId) && ledgerRow.contains("succeeded (settled by ops-anna)")));
 		CallRecord settled = this.settlements.find(new IdempotencyKey(key)).orElseThrow();
 		assertThat(settled.entry().status()).isEqualTo(LedgerStatus.SUCCEEDED);
 		assertThat(settled.settledBy()).isEqualTo("ops-anna");
@@ -243,6 +248,38 @@ class PageInBrowserTest extends SampleAppTest {
 		});
 
 		screenshot("operator-panel.png");
+	}
+
+	/**
+	 * Each step of a run's story, "outcome | called | answered | read", read in one script: the page rebuilds its
+	 * runs every 100 ms here, faster than a step can be read element by element.
+	 */
+	private List<String> storyOf(WebDriverWait wait, String run) {
+		return wait.until((page) -> texts(run + " .step:not(.afterwards)", "(step) => step.dataset.outcome + ' | '"
+				+ " + step.querySelector('.called').innerText + ' | ' + step.querySelector('.answered').innerText"
+				+ " + ' | ' + step.querySelector('.read').innerText"));
+	}
+
+	/** The newest run's id once its badges are these, read in one script (see {@link #storyOf}); else null. */
+	private String newestRunIf(List<String> outcomes) {
+		List<String> newest = texts("#runs .run:first-child",
+				"(run) => run.dataset.run + ' ' + [...run.querySelectorAll('.badge')].map((badge) => badge.dataset.outcome).join(',')");
+		if (newest.isEmpty()) {
+			return null;
+		}
+		String[] run = newest.get(0).split(" ", 2);
+		return run[1].equals(String.join(",", outcomes)) ? run[0] : null;
+	}
+
+	private List<String> texts(String selector) {
+		return texts(selector, "(element) => element.innerText");
+	}
+
+	/** The text of each element the selector finds, as the function reads it, from one rebuild of the page. */
+	@SuppressWarnings("unchecked")
+	private List<String> texts(String selector, String text) {
+		return (List<String>) ((JavascriptExecutor) this.browser).executeScript(
+				"return [...document.querySelectorAll(arguments[0])].map(" + text + ")", selector);
 	}
 
 	/** A wait that times out says what the chat and the newest run showed, and what the warehouse is armed with. */

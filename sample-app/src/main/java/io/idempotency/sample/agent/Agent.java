@@ -1,8 +1,6 @@
 package io.idempotency.sample.agent;
 
 import java.time.Clock;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,7 +27,7 @@ public class Agent {
 	/** The sales rep the assistant acts for: replays never cross users. */
 	public static final String USER = "rep-7";
 
-	private static final int KEPT = 50;
+	private static final int SHOWN = 50;
 
 	private final ChatClient chat;
 
@@ -41,13 +39,15 @@ public class Agent {
 
 	private final AtomicBoolean idempotencyOff = new AtomicBoolean();
 
-	private final Deque<RunTranscript> transcripts = new ArrayDeque<>();
+	private final RunStore runs;
 
 	private final Clock clock;
 
 	Agent(ChatClient.Builder chat, InventoryTools inventory,
-			QuoteTools quotes, TicketTools tickets, ReservationTools reservations, SendQuoteTools sends, Clock clock) {
+			QuoteTools quotes, TicketTools tickets, ReservationTools reservations, SendQuoteTools sends, RunStore runs,
+			Clock clock) {
 		this.clock = clock;
+		this.runs = runs;
 		// The tools marked @IdempotentTool; check_inventory is a read.
 		this.idempotentTools = Set.of("draft_quote", "open_ticket", "reserve_stock", "send_quote");
 		this.chat = chat.defaultSystem("You are an inside-sales assistant. Use the tools to act; report each"
@@ -73,20 +73,13 @@ public class Agent {
 			.call()
 			.content();
 		transcript.answered(answer);
-		synchronized (this.transcripts) {
-			this.transcripts.addFirst(transcript);
-			while (this.transcripts.size() > KEPT) {
-				this.transcripts.removeLast();
-			}
-		}
+		this.runs.save(transcript);
 		return transcript;
 	}
 
-	/** The latest runs, newest first. */
+	/** The latest runs, newest first, as the sample's database keeps them: across reloads and restarts. */
 	public List<RunTranscript> transcripts() {
-		synchronized (this.transcripts) {
-			return List.copyOf(this.transcripts);
-		}
+		return this.runs.latest(SHOWN);
 	}
 
 	/**

@@ -51,6 +51,16 @@ public final class RunTranscript {
 		this.idempotencyOff = idempotencyOff;
 	}
 
+	/** A run as it was stored, once it was answered. */
+	static RunTranscript restored(String runId, String request, boolean idempotencyOff, Instant at, String answer,
+			List<ToolCall> calls) {
+		RunTranscript run = new RunTranscript(request, idempotencyOff, at);
+		run.runId = runId;
+		run.answer = answer;
+		run.calls.addAll(calls);
+		return run;
+	}
+
 	synchronized void run(String runId) {
 		if (this.runId == null) {
 			this.runId = runId;

@@ -167,14 +167,34 @@ public class ScriptedChatModel implements ChatModel {
 					+ " of SKU-4411 for Henderson Industrial\" or \"send quote 1\".";
 		}
 		List<String> lines = new ArrayList<>();
+		boolean unsettled = false;
 		for (Message message : thisRequest) {
 			if (message instanceof ToolResponseMessage responses) {
 				for (ToolResponseMessage.ToolResponse response : responses.getResponses()) {
 					lines.add(response.name() + ": " + reading(response.responseData()));
+					unsettled |= !tookEffectOrReplayed(response.responseData());
 				}
 			}
 		}
-		return "Done. What each call told me:\n" + String.join("\n", lines);
+		// Said only when every call went through: not above an error or a call whose outcome is not known.
+		String opening = unsettled ? "Not everything went through." : "Done.";
+		return opening + " What each call told me:\n" + String.join("\n", lines);
+	}
+
+	/** A result, or a replay of one: not an error, a call in progress, a failure or a refusal. */
+	private static boolean tookEffectOrReplayed(String data) {
+		try {
+			JsonNode answer = JSON.readTree(data);
+			if (!answer.isObject() && !answer.isArray() && !answer.isNumber()) {
+				return false;
+			}
+			String kind = answer.path("kind").asString("");
+			return kind.isEmpty() || kind.startsWith("replayed");
+		}
+		catch (RuntimeException ex) {
+			// Not JSON: the text of an error.
+			return false;
+		}
 	}
 
 	private static String reading(String data) {

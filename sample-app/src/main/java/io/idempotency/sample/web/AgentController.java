@@ -1,9 +1,11 @@
 package io.idempotency.sample.web;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
 import io.idempotency.reconcile.Reconciler;
+import io.idempotency.reconcile.Settlements;
 import io.idempotency.sample.agent.Agent;
 import io.idempotency.sample.agent.RunTranscript;
 import io.idempotency.sample.external.Fault;
@@ -13,6 +15,7 @@ import io.idempotency.sample.external.Warehouse;
 import io.idempotency.sample.tools.QuoteTools;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -55,8 +58,15 @@ public class AgentController {
 
 	private final ObjectProvider<Reconciler> reconciler;
 
+	private final ObjectProvider<Settlements> settlements;
+
+	private final Duration reconcilerInterval;
+
 	AgentController(Agent agent, LedgerView ledger, TicketSystem tickets, QuoteDelivery delivery, QuoteTools quotes,
-			Warehouse warehouse, ObjectProvider<Reconciler> reconciler) {
+			Warehouse warehouse, ObjectProvider<Reconciler> reconciler, ObjectProvider<Settlements> settlements,
+			@Value("${idempotency.reconciler.interval:30s}") Duration reconcilerInterval) {
+		this.settlements = settlements;
+		this.reconcilerInterval = reconcilerInterval;
 		this.agent = agent;
 		this.ledger = ledger;
 		this.tickets = tickets;
@@ -104,14 +114,18 @@ public class AgentController {
 		return switches();
 	}
 
-	/** Runs the reconciler now, rather than at its next interval. */
+	/**
+	 * Runs the reconciler now, rather than at its next interval, until each call open now is settled or tried:
+	 * a call that timed out a moment ago is waited for until it is stale, a few seconds.
+	 */
 	@PostMapping("/reconcile")
-	public Reconciler.Pass reconcile() {
+	public ReconcileNow.Result reconcile() {
 		Reconciler reconciler = this.reconciler.getIfAvailable();
-		if (reconciler == null) {
+		Settlements settlements = this.settlements.getIfAvailable();
+		if (reconciler == null || settlements == null) {
 			throw new IllegalStateException("Idempotency is disabled: there is no reconciler");
 		}
-		return reconciler.reconcile();
+		return new ReconcileNow(reconciler, settlements, this.reconcilerInterval).run();
 	}
 
 	@ExceptionHandler({ IllegalArgumentException.class, IllegalStateException.class })
