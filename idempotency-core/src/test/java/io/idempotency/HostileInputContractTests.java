@@ -174,6 +174,24 @@ abstract class HostileInputContractTests {
 	}
 
 	@Test
+	void aResultWithABackslashBeforeTheLettersU0000IsStoredAndReplayed() {
+		// A backslash, then "u0000": JSON writes it "\\u0000", which holds no U+0000.
+		String path = "C:\\u0000\\reports";
+		assertThat(inRun("r1", () -> this.tools.echoText(path))).isEqualTo(path);
+		assertThat(inRun("r1", () -> this.tools.echoText(path))).as("replayed from the ledger").isEqualTo(path);
+		assertThat(this.tools.executions()).isEqualTo(this.executionsBefore + 1);
+		assertThat(this.jdbc.queryForObject("SELECT status FROM " + LEDGER_TABLE, String.class)).isEqualTo("succeeded");
+	}
+
+	@Test
+	void aResultHoldingTheNullCharacterIsReturnedButNotStoredAndItsRepeatIsToldSo() {
+		assertThat(inRun("r1", () -> this.tools.textWithNul("nul"))).isEqualTo("nul\u0000");
+		assertThatExceptionOfType(ResultNotStoredException.class)
+			.isThrownBy(() -> inRun("r1", () -> this.tools.textWithNul("nul")));
+		assertThat(this.tools.executions()).isEqualTo(this.executionsBefore + 1);
+	}
+
+	@Test
 	void textsThatDifferOnlyByUnicodeNormalisationAreOneIntentWhileInvisibleCharactersMakeAnother() {
 		inRun("r1", () -> this.tools.storeText("caf\u00e9"));
 		inRun("r1", () -> this.tools.storeText("cafe\u0301"));

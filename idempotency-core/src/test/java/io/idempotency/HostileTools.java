@@ -24,6 +24,19 @@ public class HostileTools {
 		return "stored";
 	}
 
+	@IdempotentTool(name = "echo_text", reconcile = "notFound")
+	public String echoText(String text) {
+		this.executions.incrementAndGet();
+		return text;
+	}
+
+	/** Answers the text with U+0000 after it, which no ledger stores. */
+	@IdempotentTool(name = "text_with_nul", reconcile = "notFound")
+	public String textWithNul(String text) {
+		this.executions.incrementAndGet();
+		return text + "\u0000";
+	}
+
 	@IdempotentTool(name = "store_values", reconcile = "notFound")
 	public String storeValues(List<Object> values) {
 		this.executions.incrementAndGet();

@@ -54,7 +54,7 @@ public final class ResultCodec {
 			return new Storable(null, "it takes " + size + " bytes as JSON, more than the " + this.maxResultBytes
 					+ " the ledger stores");
 		}
-		if (json.contains("\\u0000")) {
+		if (holdsTheNullCharacter(json)) {
 			return new Storable(null, "it contains the character U+0000, which the ledger cannot store");
 		}
 		if (redaction.namesAListedSecret(json, sensitiveNames)) {
@@ -64,6 +64,23 @@ public final class ResultCodec {
 			return new Storable(null, "it quotes the value of an argument the ledger redacts, and secrets are never stored");
 		}
 		return new Storable(json, null);
+	}
+
+	/**
+	 * Whether JSON text holds U+0000: its escape in a string (a backslash, then {@code u0000}) where that backslash
+	 * is not itself escaped. An escaped backslash before the letters {@code u0000} is text, and stored.
+	 */
+	static boolean holdsTheNullCharacter(String json) {
+		for (int at = json.indexOf("\\u0000"); at >= 0; at = json.indexOf("\\u0000", at + 1)) {
+			int backslashes = 0;
+			while (at - backslashes - 1 >= 0 && json.charAt(at - backslashes - 1) == '\\') {
+				backslashes++;
+			}
+			if (backslashes % 2 == 0) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/** A result's JSON to store, or, when it is {@code null}, why it is not stored. */
