@@ -425,6 +425,9 @@ abstract class SettlementsContractTests {
 		refusedWithNothingWritten(key, Reason.INVALID_REQUEST,
 				() -> this.settlements.settleFailed(key, "o".repeat(256), "no charge at the bank"))
 			.withMessageContaining("256 characters long; the ledger keeps at most 255");
+		refusedWithNothingWritten(key, Reason.INVALID_REQUEST,
+				() -> this.settlements.settleFailed(key, "ops-anna", "r".repeat(4001)))
+			.withMessageContaining("the reason is 4001 characters long; the ledger keeps at most 4000");
 		refusedWithNothingWritten(key, Reason.RESULT_REFUSED, () -> this.settlements.settleSucceeded(key,
 				"{\"accountName\":\"Henderson\\u0000Industrial\",\"cents\":1250,\"reference\":\"RF-1\"}", "ops-anna",
 				"found it"))

@@ -44,8 +44,13 @@ final class LedgerRows {
 		return leased.reconcileOwner();
 	}
 
+	/** The text cut to what the ledger keeps, never between the two halves of a character. */
 	static String truncate(String error) {
-		return (error == null || error.length() <= JdbcLedger.MAX_ERROR_LENGTH) ? error : error.substring(0, JdbcLedger.MAX_ERROR_LENGTH);
+		if (error == null || error.length() <= JdbcLedger.MAX_ERROR_LENGTH) {
+			return error;
+		}
+		int end = JdbcLedger.MAX_ERROR_LENGTH;
+		return error.substring(0, Character.isHighSurrogate(error.charAt(end - 1)) ? end - 1 : end);
 	}
 
 	static long micros(Duration duration) {

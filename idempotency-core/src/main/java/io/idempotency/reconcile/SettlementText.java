@@ -3,12 +3,13 @@ package io.idempotency.reconcile;
 import java.util.Locale;
 
 import io.idempotency.key.IdempotencyKey;
+import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.reconcile.SettlementRefusedException.Reason;
 
 /**
  * Who settles a call and why, checked before the ledger is read: given, and text that every database keeps as
- * it was written. PostgreSQL refuses U+0000 in text; a name longer than the column {@code settled_by} does not
- * fit it; and a control character in a name, or one other than a tab or a line break in a reason, is no text
+ * it was written. PostgreSQL refuses U+0000 in text; a name longer than the column {@code settled_by}, or a
+ * reason longer than the ledger keeps, does not fit it; and a control character in a name, or one other than a tab or a line break in a reason, is no text
  * an operator meant (a log line or a model reads them back).
  */
 final class SettlementText {
@@ -33,6 +34,10 @@ final class SettlementText {
 	static void checkReason(IdempotencyKey key, String reason) {
 		if (reason == null || reason.isBlank()) {
 			throw new SettlementRefusedException(key, Reason.MISSING_REASON, "say why the call is settled so");
+		}
+		if (reason.length() > JdbcLedger.MAX_ERROR_LENGTH) {
+			throw new SettlementRefusedException(key, Reason.INVALID_REQUEST, "the reason is " + reason.length()
+					+ " characters long; the ledger keeps at most " + JdbcLedger.MAX_ERROR_LENGTH);
 		}
 		refuseUnstorable(key, reason, "the reason", true);
 	}

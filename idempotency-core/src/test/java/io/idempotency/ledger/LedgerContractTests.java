@@ -554,6 +554,18 @@ abstract class LedgerContractTests {
 	}
 
 	@Test
+	void aLongErrorIsNeverCutBetweenTheHalvesOfACharacter() {
+		ClaimRequest request = request("r1", ARGUMENTS);
+		Claim.Won won = won(this.ledger.claim(request));
+		// The bank's emoji, two UTF-16 units, straddles the limit.
+		String error = "x".repeat(JdbcLedger.MAX_ERROR_LENGTH - 1) + "\ud83c\udfe6 and more";
+		this.ledger.recordFailed(won, error);
+
+		assertThat(this.ledger.find(request.key()).orElseThrow().error())
+			.isEqualTo("x".repeat(JdbcLedger.MAX_ERROR_LENGTH - 1));
+	}
+
+	@Test
 	void aClaimCommitsOnItsOwnEvenWhenTheCallersTransactionRollsBack() {
 		ClaimRequest request = request("r1", ARGUMENTS);
 		TransactionTemplate callers = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));

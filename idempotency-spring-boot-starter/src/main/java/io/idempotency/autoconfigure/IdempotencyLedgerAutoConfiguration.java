@@ -124,6 +124,15 @@ public class IdempotencyLedgerAutoConfiguration {
 		@Bean
 		org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer idempotencyLedgerFlywayHistory() {
 			return (configuration) -> {
+				for (org.flywaydb.core.api.Location location : configuration.getLocations()) {
+					if (location.getDescriptor().contains("io/idempotency/ledger/migration")) {
+						throw new IllegalStateException("idempotency.jdbc.flyway=true runs the ledger's migrations"
+								+ " with a history of their own, and the application's Flyway is also given them ("
+								+ location.getDescriptor() + " in spring.flyway.locations): remove that location"
+								+ " (and spring.flyway.out-of-order, if it was set for them) from spring.flyway.*, or"
+								+ " set idempotency.jdbc.flyway=false to keep them in the application's history");
+					}
+				}
 				org.flywaydb.core.api.callback.Callback[] callbacks = configuration.getCallbacks();
 				org.flywaydb.core.api.callback.Callback[] withLedger = java.util.Arrays.copyOf(callbacks, callbacks.length + 1);
 				withLedger[callbacks.length] = new LedgerFlywayHistory();

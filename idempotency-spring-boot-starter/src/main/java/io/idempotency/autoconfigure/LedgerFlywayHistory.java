@@ -27,8 +27,12 @@ final class LedgerFlywayHistory extends BaseCallback {
 
 	private static final Logger logger = LoggerFactory.getLogger(LedgerFlywayHistory.class);
 
-	/** The scripts of the ledger's migrations, as Flyway records them, for a SQL {@code LIKE}. */
-	static final String LEDGER_SCRIPTS = "V1_0_0_0_%__idempotency_ledger%";
+	/**
+	 * The scripts of the ledger's migrations, as Flyway records them: each of them, by its exact name, so that no
+	 * script of the application's is taken for one (a new migration of the ledger's is added here too).
+	 */
+	static final String LEDGER_SCRIPTS = "'V1_0_0_0_1__idempotency_ledger.sql',"
+			+ " 'V1_0_0_0_2__idempotency_ledger_settlements.sql'";
 
 	@Override
 	public boolean supports(Event event, Context context) {
@@ -55,8 +59,8 @@ final class LedgerFlywayHistory extends BaseCallback {
 			String script = connection.getMetaData().getIdentifierQuoteString().strip() + "script"
 					+ connection.getMetaData().getIdentifierQuoteString().strip();
 			try (Statement statement = connection.createStatement()) {
-				int moved = statement.executeUpdate("DELETE FROM " + history + " WHERE " + script + " LIKE '"
-						+ LEDGER_SCRIPTS + "'");
+				int moved = statement
+					.executeUpdate("DELETE FROM " + history + " WHERE " + script + " IN (" + LEDGER_SCRIPTS + ")");
 				if (moved > 0) {
 					logger.atInfo()
 						.log("Removed the idempotency ledger's {} migrations from {}: they are recorded in the ledger's own"

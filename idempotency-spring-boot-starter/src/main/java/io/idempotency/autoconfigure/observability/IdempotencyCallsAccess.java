@@ -23,10 +23,23 @@ final class IdempotencyCallsAccess implements OperationFilter<WebOperation> {
 
 	static final String PROPERTY = "management.endpoint.idempotencycalls.access";
 
+	static final String MAX_PERMITTED = "management.endpoints.access.max-permitted";
+
 	private final Access access;
 
 	IdempotencyCallsAccess(Environment environment) {
-		this.access = Binder.get(environment).bind(PROPERTY, Access.class).orElse(Access.READ_ONLY);
+		this.access = settlementAccess(environment);
+	}
+
+	/**
+	 * The endpoint's own access ({@code read-only} where it is not set), capped by Boot's
+	 * {@code management.endpoints.access.max-permitted}: what the endpoint itself checks before it settles, for a
+	 * discoverer that applies no operation filter (Cloud Foundry's).
+	 */
+	static Access settlementAccess(Environment environment) {
+		Binder binder = Binder.get(environment);
+		Access own = binder.bind(PROPERTY, Access.class).orElse(Access.READ_ONLY);
+		return own.cap(binder.bind(MAX_PERMITTED, Access.class).orElse(Access.UNRESTRICTED));
 	}
 
 	@Override

@@ -57,7 +57,8 @@ import org.springframework.boot.convert.DurationStyle;
  * let anyone who reaches it settle calls. Only that setting opens it, never Boot's settings for every endpoint
  * ({@code management.endpoints.access.default}, the older {@code enabled-by-default}) nor the older
  * {@code management.endpoint.idempotencycalls.enabled}: the starter's {@code OperationFilter} leaves the
- * settlement unmapped without it. Web only: over JMX no user can be told from another.
+ * settlement unmapped without it, and the endpoint refuses it itself (405, nothing written) where a discoverer
+ * maps it without that filter (Cloud Foundry's). Web only: over JMX no user can be told from another.
  *
  * <p>Arguments and results are the stored JSON, written as the ledger holds it: never read into numbers, so
  * that an amount is shown to the digit, as in the statement an operator looks for it in.
@@ -69,11 +70,19 @@ public class IdempotencyCallsEndpoint {
 
 	private final Settlements settlements;
 
+	private final Access access;
+
 	/** Checks that stored text is one JSON value, and nothing after it, before it is written out as it is. */
 	private final JsonMapper json = JsonMapper.builder().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
 
-	public IdempotencyCallsEndpoint(Settlements settlements) {
+	/**
+	 * @param access the endpoint's access, as the application set it: it settles only where that is
+	 * {@link Access#UNRESTRICTED}, also when a discoverer maps its write operation without Boot's access checks
+	 * (Cloud Foundry's does)
+	 */
+	public IdempotencyCallsEndpoint(Settlements settlements, Access access) {
 		this.settlements = Objects.requireNonNull(settlements, "settlements");
+		this.access = Objects.requireNonNull(access, "access");
 	}
 
 	/** One page of calls, and the {@code after} of the next page, or {@code null} after the last. */
@@ -159,6 +168,12 @@ public class IdempotencyCallsEndpoint {
 	@WriteOperation
 	public WebEndpointResponse<Object> settle(@Selector String key, @Nullable String settle, @Nullable String result,
 			@Nullable String reason, @Nullable String operator, SecurityContext securityContext) {
+		if (this.access != Access.UNRESTRICTED) {
+			return new WebEndpointResponse<>(new Refusal(key, "settling_not_open",
+					"Settling calls over HTTP is not open here, nothing was written: the application opens it with "
+							+ IdempotencyCallsAccess.PROPERTY + "=unrestricted."),
+					405);
+		}
 		IdempotencyKey parsed;
 		String who;
 		Kind kind;

@@ -86,8 +86,8 @@ public class IdempotencyHealthAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		IdempotencyCallsEndpoint idempotencyCallsEndpoint(Settlements settlements) {
-			return new IdempotencyCallsEndpoint(settlements);
+		IdempotencyCallsEndpoint idempotencyCallsEndpoint(Settlements settlements, Environment environment) {
+			return new IdempotencyCallsEndpoint(settlements, IdempotencyCallsAccess.settlementAccess(environment));
 		}
 
 		/** Settling only with the endpoint's own access setting, never through an application-wide one. */

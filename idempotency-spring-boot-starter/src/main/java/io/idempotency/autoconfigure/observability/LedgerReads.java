@@ -28,6 +28,11 @@ final class LedgerReads {
 
 	/** @param timeout a whole number of seconds, at least one */
 	LedgerReads(JdbcLedger ledger, Duration timeout) {
+		if (timeout.toSeconds() < 1 || timeout.getNano() != 0) {
+			// JDBC's query timeouts are whole seconds: 0 is none, and a transaction timeout of 0 times out at once.
+			throw new IllegalArgumentException("The timeout of the ledger's reads must be a whole number of seconds,"
+					+ " at least 1s (idempotency.health.timeout), but was " + timeout);
+		}
 		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(ledger.dataSource()));
 		this.transactions.setTimeout(Math.toIntExact(timeout.toSeconds()));
 		this.table = ledger.tableName();

@@ -157,6 +157,19 @@ class LedgerFlywayOwnHistoryTest {
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
+	void anApplicationWhoseFlywayIsStillGivenTheLedgersMigrationsIsStoppedSayingWhatToRemove(TestDatabase database) {
+		try (FreshSchema schema = FreshSchema.on(database)) {
+			application(schema, APPLICATION_MIGRATIONS, LEDGER_MIGRATIONS)
+				.withPropertyValues("spring.flyway.out-of-order=true", "idempotency.jdbc.flyway=true")
+				.run((context) -> assertThat(context.getStartupFailure()).isNotNull()
+					.rootCause()
+					.hasMessageContaining("idempotency.jdbc.flyway=true")
+					.hasMessageContaining("in spring.flyway.locations): remove that location"));
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
 	void anApplicationThatRanTheLedgersMigrationsInItsOwnHistoryMovesToTheLedgersOwn(TestDatabase database) {
 		try (FreshSchema schema = FreshSchema.on(database)) {
 			// As recommended before: the ledger's location in the application's Flyway, out of order.

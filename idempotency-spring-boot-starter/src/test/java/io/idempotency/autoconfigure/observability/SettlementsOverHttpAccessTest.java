@@ -22,6 +22,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -87,6 +88,11 @@ class SettlementsOverHttpAccessTest {
 			assertThat(send(application, "POST", "/" + key.value(),
 					Map.of("settle", "failed", "reason", "no refund", "operator", "ops-anna")))
 				.isEqualTo(405);
+			// As a discoverer that applies no operation filter (Cloud Foundry's) invokes it: refused by the
+			// endpoint itself.
+			assertThat(application.getBean(IdempotencyCallsEndpoint.class)
+				.settle(key.value(), "failed", null, "no refund", "ops-anna", SecurityContext.NONE)
+				.getStatus()).isEqualTo(405);
 
 			assertThat(ledger.find(key).orElseThrow()).isEqualTo(before);
 		}
