@@ -1,5 +1,6 @@
 package io.idempotency.sample.web;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -125,7 +126,7 @@ public class AgentController {
 		if (reconciler == null || settlements == null) {
 			throw new IllegalStateException("Idempotency is disabled: there is no reconciler");
 		}
-		return new ReconcileNow(reconciler, settlements, this.reconcilerInterval).run();
+		return new ReconcileNow(reconciler, settlements, this.reconcilerInterval, Clock.systemUTC()).run();
 	}
 
 	@ExceptionHandler({ IllegalArgumentException.class, IllegalStateException.class })

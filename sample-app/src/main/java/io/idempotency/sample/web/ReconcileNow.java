@@ -1,5 +1,6 @@
 package io.idempotency.sample.web;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -44,8 +45,11 @@ public final class ReconcileNow {
 
 	private final Duration patience;
 
-	ReconcileNow(Reconciler reconciler, Settlements settlements, Duration interval) {
+	private final Clock clock;
+
+	ReconcileNow(Reconciler reconciler, Settlements settlements, Duration interval, Clock clock) {
 		this.reconciler = reconciler;
+		this.clock = clock;
 		this.settlements = settlements;
 		this.patience = reconciler.settings().staleAfter().plus(interval).plusSeconds(1);
 	}
@@ -62,7 +66,7 @@ public final class ReconcileNow {
 		int resolved = 0;
 		int postponed = 0;
 		int human = 0;
-		Instant deadline = Instant.now().plus(this.patience);
+		Instant deadline = this.clock.instant().plus(this.patience);
 		List<CallRecord> waiting = open;
 		while (true) {
 			Reconciler.Pass pass = this.reconciler.reconcile();
@@ -70,7 +74,7 @@ public final class ReconcileNow {
 			postponed += pass.postponed();
 			human += pass.awaitingHuman();
 			waiting = waiting.stream().filter(this::untouched).toList();
-			if (waiting.isEmpty() || !Instant.now().isBefore(deadline) || !pause()) {
+			if (waiting.isEmpty() || !this.clock.instant().isBefore(deadline) || !pause()) {
 				break;
 			}
 		}
