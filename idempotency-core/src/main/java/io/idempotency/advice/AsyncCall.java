@@ -1,25 +1,31 @@
 package io.idempotency.advice;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 
+import io.idempotency.ledger.CallLedger;
+import io.idempotency.ledger.Claim;
 import io.micrometer.observation.Observation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One call whose body completes later, as an asynchronous tool's does: no thread waits for the body's stage
- * (nor for a running call, where a repeat waits for its outcome). Once it completes, the outcome is recorded
- * on the executor given (one whose threads may block, as the ledger's JDBC does), inside the call's
+ * The ending of a call whose body completes later, as an asynchronous tool's does: no thread waits for the
+ * body's stage (nor for a running call, where a repeat waits for its outcome). Once it completes, the outcome is
+ * recorded on the executor given (one whose threads may block, as the ledger's JDBC does), inside the call's
  * observation, which then stops; and the call's own stage completes, with the body's result or failure.
  * Cancelling that stage stops neither the body nor the recording.
  */
-final class AsyncCall {
+final class AsyncCall implements Ending {
 
 	private static final Logger logger = LoggerFactory.getLogger(AsyncCall.class);
+
+	private final ToolDescriptor tool;
 
 	private final Executor recording;
 
@@ -29,7 +35,8 @@ final class AsyncCall {
 	 * @param recording where the outcome is recorded
 	 * @param observation the call's observation, or {@code null} where observations are off
 	 */
-	AsyncCall(Executor recording, Observation observation) {
+	AsyncCall(ToolDescriptor tool, Executor recording, Observation observation) {
+		this.tool = tool;
 		this.recording = recording;
 		this.observation = observation;
 	}
@@ -51,37 +58,66 @@ final class AsyncCall {
 
 	}
 
-	Executor executor() {
-		return this.recording;
+	@Override
+	public Object unclaimed(ToolCall call) throws Throwable {
+		return new Started(Execution.stageOf(call.proceed(), this.tool), null);
 	}
 
-	/** The body's stage, which the body must return. */
-	static CompletionStage<?> stageOf(Object proceeded, ToolDescriptor tool) {
-		if (proceeded instanceof CompletionStage<?> stage) {
-			return stage;
-		}
-		throw new IllegalStateException("The body of function '" + tool.name() + "', called asynchronously, returned "
-				+ ((proceeded != null) ? "a " + proceeded.getClass().getName() : "null") + " instead of its CompletionStage");
+	@Override
+	public Object executed(ToolCall call, Execution execution) throws Throwable {
+		return new Started(execution.started(call), execution::completed);
 	}
 
-	/**
-	 * Waits on this thread for the body's stage: a transactional call's, whose writes belong in the claim's
-	 * transaction. Its failure is thrown as the body's own.
-	 */
-	static Object join(CompletionStage<?> body) throws Throwable {
-		try {
-			return body.toCompletableFuture().join();
-		}
-		catch (CompletionException ex) {
-			throw unwrap(ex);
-		}
+	/** A repeat of an asynchronous call waits for the running call's outcome holding no thread. */
+	@Override
+	public Object awaited(CallLedger ledger, Claim.InProgress running, Duration bound,
+			Function<Claim, Object> answer) {
+		return new Started(RunningCallWait.awaitOutcome(ledger, running, bound, this.recording),
+				(settled, failure) -> {
+					if (failure != null) {
+						throw failure;
+					}
+					return Repeats.given(answer.apply((Claim) settled));
+				});
 	}
 
 	/**
-	 * The call's stage: completes once the work's has and what follows it is done (the body's outcome recorded),
-	 * with the call's answer or failure.
+	 * Inside the claim's transaction, which is this thread's, the body's writes belong in it: the body's stage
+	 * is waited for here. A repeat's wait for a running call still holds no thread.
 	 */
-	CompletableFuture<Object> settle(Started started) {
+	@Override
+	public Ending inTransaction() {
+		AsyncCall async = this;
+		return new Ending() {
+
+			@Override
+			public Object unclaimed(ToolCall call) throws Throwable {
+				return async.unclaimed(call);
+			}
+
+			@Override
+			public Object executed(ToolCall call, Execution execution) throws Throwable {
+				return execution.joined(call);
+			}
+
+			@Override
+			public Object awaited(CallLedger ledger, Claim.InProgress running, Duration bound,
+					Function<Claim, Object> answer) {
+				return async.awaited(ledger, running, bound, answer);
+			}
+
+		};
+	}
+
+	/**
+	 * The call's stage, from the flow's answer: once the work started has completed and what follows it is done
+	 * (the body's outcome recorded), with the call's answer or failure; at once for an answer given already.
+	 */
+	CompletableFuture<Object> settle(Object answer) {
+		if (!(answer instanceof Started started)) {
+			stop(null);
+			return CompletableFuture.completedFuture(answer);
+		}
 		CompletableFuture<Object> outcome = new CompletableFuture<>();
 		started.stage().whenComplete((value, failure) -> {
 			Throwable cause = (failure != null) ? unwrap(failure) : null;

@@ -94,13 +94,13 @@ public final class IdempotentToolAdvisor extends AbstractPointcutAdvisor {
 		Objects.requireNonNull(resultMapper, "resultMapper");
 		Objects.requireNonNull(runSources, "runSources");
 		Objects.requireNonNull(transactionManager, "transactionManager");
-		this.interceptor = SingletonSupplier.of(() -> new IdempotentToolInterceptor(
+		this.interceptor = SingletonSupplier.of(() -> new IdempotentToolInterceptor(new CallFlow(
 				Objects.requireNonNull(ledger.get(), "No ledger for idempotent tools"),
 				new ResultCodec(resultMapper.get(), this.maxResultBytes),
 				new RunResolver(this.runIdKey, this.userIdKey, runSources.get()),
 				new FailureClassifier(this.unknownExceptions), this.missingRunPolicy, this.maxArgumentsBytes,
 				transactionManager.get(),
-				this.listeners.get(), this.observations.get(), this.observationConvention.get()));
+				this.listeners.get(), this.observations.get(), this.observationConvention.get())));
 		this.advice = (MethodInterceptor) (invocation) -> this.interceptor.obtain().invoke(invocation);
 		setOrder(DEFAULT_ORDER);
 	}

@@ -2,6 +2,7 @@ package io.idempotency.advice;
 
 import java.util.Locale;
 
+import io.idempotency.Answer;
 import io.idempotency.ledger.ResultCodec;
 import io.idempotency.ToolResult;
 import io.idempotency.ledger.ClaimRequest;
@@ -13,10 +14,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Records the outcome of a call that won its claim, on the row that claim inserted: succeeded with its result
- * (or without it, where the result cannot or may not be stored), failed or unknown, with error text scrubbed of
- * redacted values. An outcome that cannot be recorded leaves the row attempting, for the reconciler; a
- * transactional call's failure to record is its transaction's, and is thrown.
+ * Records the outcome of a call that won its claim, on the row that claim inserted, and tells it: succeeded with
+ * its result (or without it, where the result cannot or may not be stored), failed or unknown, with error text
+ * scrubbed of redacted values. An outcome that cannot be recorded leaves the row attempting, for the reconciler;
+ * a transactional call's failure to record is its transaction's, and is thrown.
  */
 final class Outcomes {
 
@@ -24,11 +25,57 @@ final class Outcomes {
 
 	private final ResultCodec results;
 
-	Outcomes(ResultCodec results) {
+	private final FailureClassifier failures;
+
+	private final CallReports reports;
+
+	Outcomes(ResultCodec results, FailureClassifier failures, CallReports reports) {
 		this.results = results;
+		this.failures = failures;
+		this.reports = reports;
 	}
 
-	void recordSuccess(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Claim.Won claim, Object result) {
+	/** The outcome a tool's failure leaves: failed, or unknown where its effect may have happened. */
+	LedgerStatus classify(Throwable failure, ToolDescriptor tool) {
+		return this.failures.classify(failure, tool);
+	}
+
+	/** Records the result of a call that succeeded, and tells it. */
+	void succeeded(Execution call, Object result) {
+		recordSuccess(call.ledger(), call.tool(), call.request(), call.claim(), result);
+		this.reports.tell(call.tool(), call.request(), Answer.EXECUTED);
+	}
+
+	/** Records the failure of a call that won its claim, and tells it; the failure, to throw. */
+	Throwable failed(Execution call, Throwable failure, LedgerStatus outcome) {
+		ToolDescriptor tool = call.tool();
+		ClaimRequest request = call.request();
+		if (tool.transactional() && DatabaseErrors.isSerializationFailure(failure)) {
+			// Nothing of the call is committed, and TransactionalCalls runs its transaction again.
+			return failure;
+		}
+		if (!tool.transactional()) {
+			recordFailure(call.ledger(), tool, request, call.claim(), failure, outcome);
+			if (outcome == LedgerStatus.UNKNOWN) {
+				// Only the exception's class: its message may quote an argument, a secret among them.
+				IdempotentToolInterceptor.LOGGER.atWarn()
+					.addKeyValue("idempotency.tool", tool.name())
+					.addKeyValue("idempotency.key", request.key().value())
+					.addKeyValue("idempotency.run", request.runId())
+					.addKeyValue("idempotency.outcome", Answer.UNKNOWN.kind())
+					.addKeyValue("idempotency.error", failure.getClass().getName())
+					.log("Tool '{}' ended with {}, after which its effect may have happened: its outcome is unknown"
+							+ " (key {}), and the reconciler will settle it", tool.name(), failure.getClass().getName(),
+							request.key());
+			}
+		}
+		this.reports.tell(tool, request,
+				(outcome == LedgerStatus.UNKNOWN && !tool.transactional()) ? Answer.UNKNOWN : Answer.FAILED);
+		return failure;
+	}
+
+	private void recordSuccess(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Claim.Won claim,
+			Object result) {
 		Object data = (tool.envelope() && result instanceof ToolResult<?> envelope) ? envelope.data() : result;
 		String json = null;
 		String notStored = null;
@@ -101,7 +148,7 @@ final class Outcomes {
 		}
 	}
 
-	void recordFailure(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Claim.Won claim,
+	private void recordFailure(CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Claim.Won claim,
 			Throwable failure, LedgerStatus outcome) {
 		// An exception's message may quote an argument, a secret among them (a URL with its API key).
 		String error = ledger.redaction().scrub(failure.getClass().getName() + ": " + failure.getMessage(),

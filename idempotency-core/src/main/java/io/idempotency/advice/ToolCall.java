@@ -1,10 +1,15 @@
 package io.idempotency.advice;
 
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
+import io.idempotency.IdempotentFunction;
 import io.idempotency.key.CanonicalCall;
+import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunResolver;
+import org.aopalliance.intercept.MethodInvocation;
 
 /** One call of a tool, as the advice needs it, whether a bean method was invoked or a function was called. */
 interface ToolCall {
@@ -17,5 +22,54 @@ interface ToolCall {
 
 	/** Runs the tool's body; its exceptions are the tool's own. */
 	Object proceed() throws Throwable;
+
+	/** The call of an annotated tool method, as the advice intercepted it. */
+	record Invoked(ToolDescriptor tool, MethodInvocation invocation) implements ToolCall {
+
+		@Override
+		public Optional<Run> run(RunResolver runs) {
+			return runs.resolve(this.invocation.getArguments());
+		}
+
+		@Override
+		public CanonicalCall canonicalise(String runId, long maxArgumentsBytes) {
+			return IdempotencyKeys.canonicalise(this.tool.name(), this.tool.method(), this.invocation.getArguments(),
+					runId, maxArgumentsBytes, this.tool.keyArguments());
+		}
+
+		@Override
+		public Object proceed() throws Throwable {
+			return this.invocation.proceed();
+		}
+
+	}
+
+	/**
+	 * The call of an idempotent function, with its arguments as a map or as JSON, and the tool context it was
+	 * called with, if any: its run is found there, else where the resolver looks for a call that carries none.
+	 */
+	record Called(IdempotentFunction<?> function, Map<String, ?> arguments, String argumentsJson,
+			Map<String, ?> toolContext, Supplier<?> body) implements ToolCall {
+
+		@Override
+		public Optional<Run> run(RunResolver runs) {
+			return (this.toolContext != null) ? runs.resolve(this.toolContext) : runs.resolve(new Object[0]);
+		}
+
+		@Override
+		public CanonicalCall canonicalise(String runId, long maxArgumentsBytes) {
+			return (this.argumentsJson != null)
+					? IdempotencyKeys.canonicalise(this.function.name(), this.argumentsJson, runId, maxArgumentsBytes,
+							this.function.keyArguments())
+					: IdempotencyKeys.canonicalise(this.function.name(), this.arguments, runId, maxArgumentsBytes,
+							this.function.keyArguments());
+		}
+
+		@Override
+		public Object proceed() {
+			return this.body.get();
+		}
+
+	}
 
 }

@@ -52,10 +52,7 @@ final class ToolChecks {
 					+ "': their calls would share keys. Give each a distinct name");
 		}
 		checkRedaction(tool, where);
-		if (tool.transactional() && !this.advisor.interceptor().supportsTransactionalTools()) {
-			this.problems.add("Tool '" + tool.name() + "' (" + where + ") is transactional, but "
-					+ this.advisor.interceptor().transactionalToolsProblem());
-		}
+		checkTransactional("Tool", tool, where);
 		return tool;
 	}
 
@@ -67,11 +64,17 @@ final class ToolChecks {
 			this.problems.add("Function '" + tool.name() + "' (" + where + ") has the name of another tool (" + other
 					+ "): their calls would share keys. Give each a distinct name");
 		}
-		if (tool.transactional() && !this.advisor.interceptor().supportsTransactionalTools()) {
-			this.problems.add("Function '" + tool.name() + "' (" + where + ") is transactional, but "
-					+ this.advisor.interceptor().transactionalToolsProblem());
-		}
+		checkTransactional("Function", tool, where);
 		return tool;
+	}
+
+	/** A transactional tool needs a ledger and a transaction manager on one {@code DataSource}. */
+	private void checkTransactional(String kind, ToolDescriptor tool, String where) {
+		TransactionalCalls transactional = this.advisor.interceptor().calls().transactional();
+		if (tool.transactional() && !transactional.supported()) {
+			this.problems.add(kind + " '" + tool.name() + "' (" + where + ") is transactional, but "
+					+ transactional.problem());
+		}
 	}
 
 	/** Notes a name already taken, by a tool declared {@code where}. */
