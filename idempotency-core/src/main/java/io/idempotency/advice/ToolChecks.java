@@ -70,8 +70,11 @@ final class ToolChecks {
 
 	/** A transactional tool needs a ledger and a transaction manager on one {@code DataSource}. */
 	private void checkTransactional(String kind, ToolDescriptor tool, String where) {
+		if (!tool.transactional()) {
+			return;
+		}
 		TransactionalCalls transactional = this.advisor.interceptor().calls().transactional();
-		if (tool.transactional() && !transactional.supported()) {
+		if (!transactional.supported()) {
 			this.problems.add(kind + " '" + tool.name() + "' (" + where + ") is transactional, but "
 					+ transactional.problem());
 		}
