@@ -7,17 +7,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntFunction;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
- * What the cluster launchers share: working directories, the server processes they start and stop by process
- * id, and waiting on a condition with a deadline.
+ * What the cluster launchers share: whether a cluster can run here, working directories, the server processes
+ * they start and stop by process id and their logs, and waiting on a condition with a deadline.
  */
 final class ClusterProcesses {
 
@@ -26,8 +30,26 @@ final class ClusterProcesses {
 	private ClusterProcesses() {
 	}
 
-	static boolean runningAsRoot() {
-		return "root".equals(System.getProperty("user.name"));
+	/**
+	 * Why a cluster cannot be started here, or {@code null} when it can: the programs it needs that are missing
+	 * (with the Debian packages that bring them), else a test JVM that does not run as root.
+	 */
+	static String unavailableReason(String cluster, List<String> programs, Predicate<Path> present, String packages,
+			String runsAs) {
+		List<String> missing = new ArrayList<>();
+		for (String program : programs) {
+			if (!present.test(Path.of(program))) {
+				missing.add(program);
+			}
+		}
+		if (!missing.isEmpty()) {
+			return "no " + cluster + ": missing " + String.join(", ", missing) + " (Debian: apt-get install "
+					+ packages + ")";
+		}
+		if (!"root".equals(System.getProperty("user.name"))) {
+			return "no " + cluster + ": " + runsAs + ", so the tests must run as root";
+		}
+		return null;
 	}
 
 	/** A new, empty working directory that the servers' users can enter. */
@@ -74,11 +96,17 @@ final class ClusterProcesses {
 
 	/** Starts a server process, its output appended to a log file. */
 	static Process start(List<String> command, Path log, Path directory) {
+		return start(command, log, directory, Map.of());
+	}
+
+	/** Starts a server process with these variables added to its environment, its output appended to a log file. */
+	static Process start(List<String> command, Path log, Path directory, Map<String, String> environment) {
+		ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile())
+			.redirectErrorStream(true)
+			.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+		builder.environment().putAll(environment);
 		try {
-			return new ProcessBuilder(command).directory(directory.toFile())
-				.redirectErrorStream(true)
-				.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-				.start();
+			return builder.start();
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
@@ -139,6 +167,16 @@ final class ClusterProcesses {
 		catch (IOException ex) {
 			return "(" + ex + ")";
 		}
+	}
+
+	/** The last lines of each node's log (nodes 1 to {@code nodes}), one after the other under a heading. */
+	static String tails(String heading, int nodes, IntFunction<Path> log, int lines) {
+		StringBuilder tail = new StringBuilder();
+		for (int node = 1; node <= nodes; node++) {
+			tail.append("\n--- ").append(heading).append(' ').append(node).append(":\n")
+				.append(tail(log.apply(node), lines));
+		}
+		return tail.toString();
 	}
 
 	static void closeQuietly(Object closeable) {

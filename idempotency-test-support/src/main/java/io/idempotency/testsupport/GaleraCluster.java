@@ -57,20 +57,9 @@ public final class GaleraCluster {
 	 * runs as.
 	 */
 	public static String unavailableReason() {
-		List<String> missing = new ArrayList<>();
-		for (String program : List.of("/usr/sbin/mariadbd", "/usr/bin/mariadb-install-db", PROVIDER, "/usr/bin/rsync")) {
-			if (!Files.exists(Path.of(program))) {
-				missing.add(program);
-			}
-		}
-		if (!missing.isEmpty()) {
-			return "no MariaDB Galera cluster: missing " + String.join(", ", missing)
-					+ " (Debian: apt-get install mariadb-server galera-4 rsync)";
-		}
-		if (!ClusterProcesses.runningAsRoot()) {
-			return "no MariaDB Galera cluster: its servers run as the mysql user, so the tests must run as root";
-		}
-		return null;
+		return ClusterProcesses.unavailableReason("MariaDB Galera cluster",
+				List.of("/usr/sbin/mariadbd", "/usr/bin/mariadb-install-db", PROVIDER, "/usr/bin/rsync"), Files::exists,
+				"mariadb-server galera-4 rsync", "its servers run as the mysql user");
 	}
 
 	/** Whether a cluster can be started here. */
@@ -218,12 +207,7 @@ public final class GaleraCluster {
 	}
 
 	private String logTail() {
-		StringBuilder tail = new StringBuilder();
-		for (int node = 1; node <= NODES; node++) {
-			tail.append("\n--- node ").append(node).append(":\n")
-				.append(ClusterProcesses.tail(this.work.resolve("n" + node).resolve("log"), 15));
-		}
-		return tail.toString();
+		return ClusterProcesses.tails("node", NODES, (node) -> this.work.resolve("n" + node).resolve("log"), 15);
 	}
 
 	/** Stops every node (SIGKILL: the data is thrown away) and deletes the working directory. */
