@@ -6,17 +6,9 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 
-import tools.jackson.core.JacksonException;
-import tools.jackson.core.JsonParser;
-import tools.jackson.core.JsonToken;
 import tools.jackson.core.io.JsonStringEncoder;
-import tools.jackson.databind.DeserializationFeature;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Removes secrets from arguments before they are stored. A member is redacted, at any depth, when its
@@ -52,13 +44,6 @@ public final class Redaction {
 
 	/** Redacted values shorter than this are not scrubbed from error text: they would match too much. */
 	public static final int MIN_SCRUBBED_LENGTH = 4;
-
-	/** How many texts deep JSON text inside a string of a result is read: deeper text is not looked into. */
-	private static final int MAX_TEXT_DEPTH = 8;
-
-	private static final JsonMapper MAPPER = JsonMapper.builder()
-		.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-		.build();
 
 	/**
 	 * The endings of names that are likely credentials (Spring Boot's sanitizing rule for sensitive keys),
@@ -141,44 +126,10 @@ public final class Redaction {
 	public String redact(String argumentsJson, Set<String> sensitiveNames) {
 		Names names = this.names.with(sensitiveNames);
 		// Checked as JSON even when nothing is to be redacted: nothing that is not JSON reaches the table.
-		if (!namesAny(argumentsJson, names)) {
+		if (!RedactionWalk.namesAny(argumentsJson, names::matches)) {
 			return argumentsJson;
 		}
-		JsonNode tree = parse(argumentsJson);
-		return redact(tree, names, null) ? MAPPER.writeValueAsString(tree) : argumentsJson;
-	}
-
-	/**
-	 * Whether a member of the JSON value has one of the names, read as a stream of tokens: the arguments are
-	 * checked as JSON without building a tree, and copied into one only when something is to be redacted.
-	 */
-	private static boolean namesAny(String argumentsJson, Names names) {
-		try (JsonParser parser = MAPPER.createParser(argumentsJson)) {
-			int depth = 0;
-			do {
-				JsonToken token = parser.nextToken();
-				if (token == null) {
-					throw new IllegalArgumentException("The arguments to store are not valid JSON: they end early");
-				}
-				if (token == JsonToken.PROPERTY_NAME && names.matches(parser.currentName())) {
-					return true;
-				}
-				if (token.isStructStart()) {
-					depth++;
-				}
-				else if (token.isStructEnd()) {
-					depth--;
-				}
-			}
-			while (depth > 0);
-			if (parser.nextToken() != null) {
-				throw new IllegalArgumentException("The arguments to store are not valid JSON: more follows the value");
-			}
-			return false;
-		}
-		catch (JacksonException ex) {
-			throw new IllegalArgumentException("The arguments to store are not valid JSON: " + ex.getOriginalMessage(), ex);
-		}
+		return RedactionWalk.redacted(argumentsJson, names::matches);
 	}
 
 	/**
@@ -189,7 +140,7 @@ public final class Redaction {
 	 * @throws IllegalArgumentException if the text is not valid JSON
 	 */
 	public boolean namesASecret(String json, Set<String> sensitiveNames) {
-		return namesAnyInText(json, this.names.with(sensitiveNames), 0);
+		return RedactionWalk.namesAnyInText(json, this.names.with(sensitiveNames)::matches);
 	}
 
 	/**
@@ -201,52 +152,7 @@ public final class Redaction {
 	 * @throws IllegalArgumentException if the text is not valid JSON
 	 */
 	public boolean namesAListedSecret(String json, Set<String> sensitiveNames) {
-		return namesAnyInText(json, new Names(this.names.exact(), false).with(sensitiveNames), 0);
-	}
-
-	/**
-	 * Whether a member of the JSON value has one of the names, or a member of JSON text in one of its strings
-	 * does, up to {@value #MAX_TEXT_DEPTH} texts deep. A string is read as JSON only when it is JSON text,
-	 * whole: text that merely begins as JSON (a JSON text cut short) is text.
-	 */
-	private static boolean namesAnyInText(String json, Names names, int depth) {
-		boolean found = false;
-		try (JsonParser parser = MAPPER.createParser(json)) {
-			for (JsonToken token = parser.nextToken(); token != null; token = parser.nextToken()) {
-				if (found) {
-					// Inside a string, read to the end: only JSON text is read as JSON.
-					continue;
-				}
-				if (token == JsonToken.PROPERTY_NAME) {
-					found = names.matches(parser.currentName());
-				}
-				else if (token == JsonToken.VALUE_STRING && depth < MAX_TEXT_DEPTH) {
-					String text = parser.getString();
-					found = looksLikeJson(text) && namesAnyInText(text, names, depth + 1);
-				}
-				if (found && depth == 0) {
-					return true;
-				}
-			}
-			return found;
-		}
-		catch (JacksonException ex) {
-			if (depth == 0) {
-				throw new IllegalArgumentException("The value to check is not valid JSON: " + ex.getOriginalMessage(), ex);
-			}
-			return false;
-		}
-	}
-
-	/** Whether text begins as a JSON object or array would: only those have members. */
-	private static boolean looksLikeJson(String text) {
-		for (int i = 0; i < text.length(); i++) {
-			char c = text.charAt(i);
-			if (!Character.isWhitespace(c)) {
-				return c == '{' || c == '[';
-			}
-		}
-		return false;
+		return RedactionWalk.namesAnyInText(json, new Names(this.names.exact(), false).with(sensitiveNames)::matches);
 	}
 
 	/**
@@ -261,33 +167,7 @@ public final class Redaction {
 	 */
 	public boolean quotesARedactedValue(String json, String argumentsJson, Set<String> sensitiveNames) {
 		List<String> forms = redactedForms(argumentsJson, this.names.with(sensitiveNames));
-		return !forms.isEmpty() && quotes(json, true, forms, 0);
-	}
-
-	/** Whether the text holds one of the forms, or one of its strings does, where it is JSON. */
-	private static boolean quotes(String text, boolean isJson, List<String> forms, int depth) {
-		for (String form : forms) {
-			if (text.contains(form)) {
-				return true;
-			}
-		}
-		if (depth >= MAX_TEXT_DEPTH || !(isJson || looksLikeJson(text))) {
-			return false;
-		}
-		try (JsonParser parser = MAPPER.createParser(text)) {
-			for (JsonToken token = parser.nextToken(); token != null; token = parser.nextToken()) {
-				String string = (token == JsonToken.PROPERTY_NAME) ? parser.currentName()
-						: (token == JsonToken.VALUE_STRING) ? parser.getString() : null;
-				if (string != null && quotes(string, false, forms, depth + 1)) {
-					return true;
-				}
-			}
-			return false;
-		}
-		catch (JacksonException ex) {
-			// Text that is not JSON: what it holds as it is was looked for above.
-			return false;
-		}
+		return !forms.isEmpty() && RedactionWalk.quotes(json, forms);
 	}
 
 	/** Whether a member of this name is redacted (with no names marked sensitive by the call). */
@@ -317,17 +197,18 @@ public final class Redaction {
 	}
 
 	/**
-	 * The forms in text of every value redaction removes from the arguments, longest first, so that a
-	 * replacement never leaves part of a longer form behind.
+	 * The forms in text of every value redaction removes from the arguments that is long enough to be worth
+	 * scrubbing, longest first, so that a replacement never leaves part of a longer form behind.
 	 */
 	private static List<String> redactedForms(String argumentsJson, Names names) {
-		if (names.isEmpty() || !namesAny(argumentsJson, names)) {
+		if (names.isEmpty() || !RedactionWalk.namesAny(argumentsJson, names::matches)) {
 			return List.of();
 		}
-		List<String> values = new ArrayList<>();
-		redact(parse(argumentsJson), names, values);
 		Set<String> forms = new HashSet<>();
-		for (String value : values) {
+		for (String value : RedactionWalk.redactedValues(argumentsJson, names::matches)) {
+			if (value.length() < MIN_SCRUBBED_LENGTH) {
+				continue;
+			}
 			String escaped = escaped(value);
 			forms.add(value);
 			forms.add(escaped);
@@ -344,61 +225,6 @@ public final class Redaction {
 		StringBuilder escaped = new StringBuilder(text.length() + 8);
 		JsonStringEncoder.getInstance().quoteAsString(text, escaped);
 		return escaped.toString();
-	}
-
-	private static JsonNode parse(String argumentsJson) {
-		try {
-			return MAPPER.readTree(argumentsJson);
-		}
-		catch (JacksonException ex) {
-			throw new IllegalArgumentException("The arguments to store are not valid JSON: " + ex.getOriginalMessage(), ex);
-		}
-	}
-
-	/** Redacts in place, collecting the removed scalar values where asked; whether anything was redacted. */
-	private static boolean redact(JsonNode node, Names names, List<String> removed) {
-		boolean changed = false;
-		if (node instanceof ObjectNode object) {
-			List<String> sensitive = new ArrayList<>();
-			for (Map.Entry<String, JsonNode> member : object.properties()) {
-				if (names.matches(member.getKey())) {
-					// A null holds nothing to hide: kept, so that it stays the same intent as an absent member.
-					if (!member.getValue().isNull()) {
-						sensitive.add(member.getKey());
-						collect(member.getValue(), removed);
-					}
-				}
-				else {
-					changed |= redact(member.getValue(), names, removed);
-				}
-			}
-			sensitive.forEach((name) -> object.put(name, REDACTED));
-			changed |= !sensitive.isEmpty();
-		}
-		else if (node.isArray()) {
-			for (JsonNode element : node) {
-				changed |= redact(element, names, removed);
-			}
-		}
-		return changed;
-	}
-
-	/** Every scalar value in a redacted member, as text, long enough to be worth scrubbing. */
-	private static void collect(JsonNode value, List<String> removed) {
-		if (removed == null) {
-			return;
-		}
-		if (value.isContainer()) {
-			for (JsonNode element : value) {
-				collect(element, removed);
-			}
-		}
-		else if (!value.isNull()) {
-			String text = value.isString() ? value.stringValue() : value.toString();
-			if (text.length() >= MIN_SCRUBBED_LENGTH) {
-				removed.add(text);
-			}
-		}
 	}
 
 	private static Set<String> normalise(Collection<String> names) {

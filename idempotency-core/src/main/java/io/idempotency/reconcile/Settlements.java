@@ -1,6 +1,5 @@
 package io.idempotency.reconcile;
 
-import java.time.Instant;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -11,11 +10,8 @@ import java.util.function.Supplier;
 
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.ledger.CallRecord;
-import io.idempotency.ledger.LedgerStatus;
 import io.idempotency.ledger.SettlementQueue;
 import io.idempotency.reconcile.SettlementRefusedException.Reason;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -45,8 +41,6 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class Settlements {
 
-	private static final Logger logger = LoggerFactory.getLogger(Settlements.class);
-
 	/** One page of calls, and the filter of the next page, if there may be one. */
 	public record Page(List<CallRecord> calls, CallFilter next) {
 
@@ -61,11 +55,11 @@ public final class Settlements {
 
 	}
 
-	private final SettlementQueue ledger;
+	private final CallsToSettle calls;
 
-	private final SettledResults results;
+	private final SettlementChecks checks;
 
-	private final int maxAttempts;
+	private final SettlementWrites writes;
 
 	private final AtomicLong settledSucceeded = new AtomicLong();
 
@@ -83,10 +77,13 @@ public final class Settlements {
 	 */
 	public Settlements(SettlementQueue ledger, ReconcileMethods tools, JsonMapper resultMapper,
 			ReconcilerSettings settings) {
-		this.ledger = Objects.requireNonNull(ledger, "ledger");
-		this.results = new SettledResults(Objects.requireNonNull(tools, "tools"),
+		Objects.requireNonNull(ledger, "ledger");
+		SettledResults results = new SettledResults(Objects.requireNonNull(tools, "tools"),
 				Objects.requireNonNull(resultMapper, "resultMapper"));
-		this.maxAttempts = settings.maxAttempts();
+		int maxAttempts = settings.maxAttempts();
+		this.calls = new CallsToSettle(ledger, maxAttempts);
+		this.checks = new SettlementChecks(this.calls, results, ledger, maxAttempts);
+		this.writes = new SettlementWrites(ledger, this.calls, this.checks, maxAttempts);
 		for (Reason reason : Reason.values()) {
 			this.refused.put(reason, new AtomicLong());
 		}
@@ -117,7 +114,7 @@ public final class Settlements {
 	 * as stored (redacted), error, attempts and age of each.
 	 */
 	public Page awaitingHuman(CallFilter filter) {
-		return page(filter, this.maxAttempts);
+		return this.calls.awaitingHuman(filter);
 	}
 
 	/**
@@ -125,20 +122,12 @@ public final class Settlements {
 	 * their rows' ids.
 	 */
 	public Page unsettled(CallFilter filter) {
-		return page(filter, 0);
-	}
-
-	private Page page(CallFilter filter, int awaitingHumanAfter) {
-		List<CallRecord> calls = this.ledger.unsettled(filter.tool(), filter.olderThan(), awaitingHumanAfter,
-				filter.after(), filter.limit());
-		CallFilter next = (calls.size() < filter.limit()) ? null
-				: filter.after(calls.get(calls.size() - 1).entry().id());
-		return new Page(calls, next);
+		return this.calls.unsettled(filter);
 	}
 
 	/** The call of a key as an operator reads it, settled or not, if the ledger has it. */
 	public Optional<CallRecord> find(IdempotencyKey key) {
-		return this.ledger.record(Objects.requireNonNull(key, "key"));
+		return this.calls.find(Objects.requireNonNull(key, "key"));
 	}
 
 	/**
@@ -153,10 +142,9 @@ public final class Settlements {
 	 */
 	public CallRecord settleSucceeded(IdempotencyKey key, String resultJson, String operator, String reason) {
 		return counted(this.settledSucceeded, () -> {
-			CallRecord call = waiting(key, operator, reason);
-			String stored = this.results.storable(call, resultJson, this.ledger.redaction());
-			return written(call, LedgerStatus.SUCCEEDED,
-					this.ledger.settle(key, LedgerStatus.SUCCEEDED, stored, null, this.maxAttempts, operator, reason));
+			CallRecord call = this.checks.waiting(key, operator, reason);
+			String stored = this.checks.storableResult(call, resultJson);
+			return this.writes.succeeded(key, call, stored, operator, reason);
 		});
 	}
 
@@ -170,9 +158,8 @@ public final class Settlements {
 	 */
 	public CallRecord settleFailed(IdempotencyKey key, String operator, String reason) {
 		return counted(this.settledFailed, () -> {
-			CallRecord call = waiting(key, operator, reason);
-			return written(call, LedgerStatus.FAILED,
-					this.ledger.settle(key, LedgerStatus.FAILED, null, reason, this.maxAttempts, operator, reason));
+			CallRecord call = this.checks.waiting(key, operator, reason);
+			return this.writes.failed(key, call, operator, reason);
 		});
 	}
 
@@ -186,9 +173,8 @@ public final class Settlements {
 	 */
 	public CallRecord retry(IdempotencyKey key, String operator, String reason) {
 		return counted(this.sentBack, () -> {
-			CallRecord call = waiting(key, operator, reason);
-			return written(call, null,
-					this.ledger.sendBack(key, this.maxAttempts, this.maxAttempts - 1, operator, reason));
+			CallRecord call = this.checks.waiting(key, operator, reason);
+			return this.writes.sentBack(key, call, operator, reason);
 		});
 	}
 
@@ -204,74 +190,6 @@ public final class Settlements {
 		}
 		written.incrementAndGet();
 		return settled;
-	}
-
-	/** The call, if it waits for a human and the settlement says who and why; else the refusal. */
-	private CallRecord waiting(IdempotencyKey key, String operator, String reason) {
-		Objects.requireNonNull(key, "key");
-		SettlementText.checkOperator(key, operator);
-		SettlementText.checkReason(key, reason);
-		CallRecord call = this.ledger.record(key)
-			.orElseThrow(() -> new SettlementRefusedException(key, Reason.UNKNOWN_KEY, "the ledger has no call of this key"));
-		refuseUnlessWaiting(call);
-		return call;
-	}
-
-	private void refuseUnlessWaiting(CallRecord call) {
-		IdempotencyKey key = call.entry().key();
-		if (!call.entry().isUnsettled()) {
-			// Settled by a person, unless the call's own outcome came after (a late success); a row whose finish
-			// time was cleared by hand is taken as settled by the person it names.
-			Instant finished = call.entry().finishedAt();
-			String by = (call.settledBy() != null && call.settledAt() != null
-					&& (finished == null || !call.settledAt().isBefore(finished)))
-							? " by " + call.settledBy() + " at " + call.settledAt() : "";
-			throw new SettlementRefusedException(key, Reason.ALREADY_SETTLED,
-					"the call is already settled " + call.entry().status().name().toLowerCase(java.util.Locale.ROOT) + by);
-		}
-		if (call.leased()) {
-			throw new SettlementRefusedException(key, Reason.BEING_RECONCILED,
-					"a reconciler is working on the call at this moment; look again after its pass");
-		}
-		if (call.entry().reconcileAttempts() < this.maxAttempts) {
-			throw new SettlementRefusedException(key, Reason.NOT_AWAITING_HUMAN, "the call is "
-					+ call.entry().status().name().toLowerCase(java.util.Locale.ROOT) + " and not waiting for a human:"
-					+ " the reconciler has tried it " + call.entry().reconcileAttempts() + " of " + this.maxAttempts
-					+ " times");
-		}
-	}
-
-	/** The call as written, or, when the write found the row no longer waiting, the refusal that says why. */
-	private CallRecord written(CallRecord call, LedgerStatus outcome, boolean written) {
-		IdempotencyKey key = call.entry().key();
-		CallRecord now = this.ledger.record(key)
-			.orElseThrow(() -> new SettlementRefusedException(key, Reason.UNKNOWN_KEY,
-					"the call's row was deleted meanwhile"));
-		if (!written) {
-			refuseUnlessWaiting(now);
-			throw new SettlementRefusedException(key, Reason.NOT_AWAITING_HUMAN,
-					"the call's row changed while it was settled; look again");
-		}
-		// Who and why are in the row; a log line carries no text an operator wrote, as none carries an error's.
-		if (outcome != null) {
-			String status = outcome.name().toLowerCase(java.util.Locale.ROOT);
-			logger.atInfo()
-				.addKeyValue("idempotency.tool", call.entry().tool())
-				.addKeyValue("idempotency.key", key.value())
-				.addKeyValue("idempotency.run", call.entry().runId())
-				.addKeyValue("idempotency.status", status)
-				.log("settlement.settled tool={} key={} run={} status={}", call.entry().tool(), key, call.entry().runId(),
-						status);
-		}
-		else {
-			logger.atInfo()
-				.addKeyValue("idempotency.tool", call.entry().tool())
-				.addKeyValue("idempotency.key", key.value())
-				.addKeyValue("idempotency.run", call.entry().runId())
-				.log("settlement.sent_back tool={} key={} run={}: for the reconciler's next pass", call.entry().tool(), key,
-						call.entry().runId());
-		}
-		return now;
 	}
 
 }
