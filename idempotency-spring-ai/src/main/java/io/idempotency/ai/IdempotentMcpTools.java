@@ -3,23 +3,14 @@ package io.idempotency.ai;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import io.idempotency.IdempotentCalls;
 import io.idempotency.IdempotentFunction;
-import io.idempotency.IdempotentCallScope;
-import io.idempotency.ledger.ClaimRequest;
-import io.idempotency.run.Run;
-import io.idempotency.run.RunContext;
 import io.idempotency.run.RunSource;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures;
-import io.modelcontextprotocol.spec.McpSchema;
-import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
-import reactor.core.publisher.Mono;
-import reactor.util.context.Context;
 
 /**
  * Idempotent tools on an MCP server (the MCP Java SDK's servers, synchronous or asynchronous, stateful or
@@ -67,18 +58,9 @@ public final class IdempotentMcpTools {
 	 */
 	public static final String MESSAGE_META_KEY = "io.idempotency/message";
 
-	/** Set while a decorated MCP tool runs on this thread: its callback leaves the answer to this class. */
-	private static final ThreadLocal<Boolean> answering = new ThreadLocal<>();
+	private final McpSyncTools sync;
 
-	private final String runIdMetaKey;
-
-	private final Set<String> idempotentToolNames;
-
-	private final Supplier<String> caller;
-
-	private final RunSource requestRun;
-
-	private final McpAnswers answers;
+	private final McpAsyncTools async;
 
 	/**
 	 * A decorator whose {@code _meta} runs have no user: rows of such runs answer every client that presents
@@ -120,12 +102,13 @@ public final class IdempotentMcpTools {
 		if (runIdMetaKey == null || runIdMetaKey.isBlank()) {
 			throw new IllegalArgumentException("The _meta entry that names an MCP call's run must not be blank");
 		}
-		this.runIdMetaKey = runIdMetaKey;
-		this.idempotentToolNames = Set.copyOf(Objects.requireNonNull(idempotentToolNames, "idempotentToolNames"));
-		this.caller = Objects.requireNonNull(caller, "caller");
-		this.requestRun = Objects.requireNonNull(requestRun, "requestRun");
-		this.answers = new McpAnswers(runIdMetaKey);
-		McpAsyncCalls.register();
+		McpToolHints hints = new McpToolHints(
+				Set.copyOf(Objects.requireNonNull(idempotentToolNames, "idempotentToolNames")));
+		McpMetaRuns metaRuns = new McpMetaRuns(runIdMetaKey, Objects.requireNonNull(caller, "caller"));
+		Objects.requireNonNull(requestRun, "requestRun");
+		McpAnswers answers = new McpAnswers(runIdMetaKey);
+		this.sync = new McpSyncTools(metaRuns, hints, answers);
+		this.async = new McpAsyncTools(metaRuns, requestRun, hints, answers);
 	}
 
 	/**
@@ -142,10 +125,7 @@ public final class IdempotentMcpTools {
 	 */
 	public static McpServerFeatures.SyncToolSpecification idempotent(McpServerFeatures.SyncToolSpecification tool,
 			IdempotentFunction<CallToolResult> function, IdempotentCalls calls) {
-		McpFunctionCalls called = new McpFunctionCalls(tool.tool(), function, calls);
-		var handler = tool.callHandler();
-		return new McpServerFeatures.SyncToolSpecification(hinted(tool.tool()),
-				(exchange, request) -> called.call(request, () -> handler.apply(exchange, request)));
+		return McpFunctionTools.idempotent(tool, function, calls);
 	}
 
 	/**
@@ -155,10 +135,7 @@ public final class IdempotentMcpTools {
 	public static McpStatelessServerFeatures.SyncToolSpecification idempotent(
 			McpStatelessServerFeatures.SyncToolSpecification tool, IdempotentFunction<CallToolResult> function,
 			IdempotentCalls calls) {
-		McpFunctionCalls called = new McpFunctionCalls(tool.tool(), function, calls);
-		var handler = tool.callHandler();
-		return new McpStatelessServerFeatures.SyncToolSpecification(hinted(tool.tool()),
-				(context, request) -> called.call(request, () -> handler.apply(context, request)));
+		return McpFunctionTools.idempotent(tool, function, calls);
 	}
 
 	/**
@@ -173,10 +150,7 @@ public final class IdempotentMcpTools {
 	 */
 	public static McpServerFeatures.AsyncToolSpecification idempotent(McpServerFeatures.AsyncToolSpecification tool,
 			IdempotentFunction<CallToolResult> function, IdempotentCalls calls) {
-		McpFunctionCalls called = new McpFunctionCalls(tool.tool(), function, calls);
-		var handler = tool.callHandler();
-		return new McpServerFeatures.AsyncToolSpecification(hinted(tool.tool()),
-				(exchange, request) -> called.callAsync(request, () -> handler.apply(exchange, request)));
+		return McpFunctionTools.idempotent(tool, function, calls);
 	}
 
 	/**
@@ -186,31 +160,18 @@ public final class IdempotentMcpTools {
 	public static McpStatelessServerFeatures.AsyncToolSpecification idempotent(
 			McpStatelessServerFeatures.AsyncToolSpecification tool, IdempotentFunction<CallToolResult> function,
 			IdempotentCalls calls) {
-		McpFunctionCalls called = new McpFunctionCalls(tool.tool(), function, calls);
-		var handler = tool.callHandler();
-		return new McpStatelessServerFeatures.AsyncToolSpecification(hinted(tool.tool()),
-				(context, request) -> called.callAsync(request, () -> handler.apply(context, request)));
+		return McpFunctionTools.idempotent(tool, function, calls);
 	}
 
 	/** The tool specification of a stateful synchronous server, decorated; one already decorated is kept. */
 	public McpServerFeatures.SyncToolSpecification decorate(McpServerFeatures.SyncToolSpecification tool) {
-		if (tool.callHandler() instanceof Decorated) {
-			return tool;
-		}
-		var handler = tool.callHandler();
-		return new McpServerFeatures.SyncToolSpecification(advertise(tool.tool()),
-				(Decorated.Stateful) (exchange, request) -> call(request, () -> handler.apply(exchange, request)));
+		return this.sync.decorate(tool);
 	}
 
 	/** The tool specification of a stateless synchronous server, decorated; one already decorated is kept. */
 	public McpStatelessServerFeatures.SyncToolSpecification decorate(
 			McpStatelessServerFeatures.SyncToolSpecification tool) {
-		if (tool.callHandler() instanceof Decorated) {
-			return tool;
-		}
-		var handler = tool.callHandler();
-		return new McpStatelessServerFeatures.SyncToolSpecification(advertise(tool.tool()),
-				(Decorated.Stateless) (context, request) -> call(request, () -> handler.apply(context, request)));
+		return this.sync.decorate(tool);
 	}
 
 	/**
@@ -223,158 +184,13 @@ public final class IdempotentMcpTools {
 	 * the run of its request, asked when the handler is called, on the thread that received the request.
 	 */
 	public McpServerFeatures.AsyncToolSpecification decorate(McpServerFeatures.AsyncToolSpecification tool) {
-		if (tool.callHandler() instanceof Decorated) {
-			return tool;
-		}
-		var handler = tool.callHandler();
-		return new McpServerFeatures.AsyncToolSpecification(advertise(tool.tool()),
-				(Decorated.AsyncStateful) (exchange, request) -> callAsync(request, () -> handler.apply(exchange, request)));
+		return this.async.decorate(tool);
 	}
 
 	/** The tool specification of a stateless asynchronous server, decorated; one already decorated is kept. */
 	public McpStatelessServerFeatures.AsyncToolSpecification decorate(
 			McpStatelessServerFeatures.AsyncToolSpecification tool) {
-		if (tool.callHandler() instanceof Decorated) {
-			return tool;
-		}
-		var handler = tool.callHandler();
-		return new McpStatelessServerFeatures.AsyncToolSpecification(advertise(tool.tool()),
-				(Decorated.AsyncStateless) (context, request) -> callAsync(request, () -> handler.apply(context, request)));
-	}
-
-	/** Whether a decorated MCP tool is running on this thread, so its callback leaves the answer to it. */
-	static boolean answering() {
-		return answering.get() != null;
-	}
-
-	private McpSchema.Tool advertise(McpSchema.Tool tool) {
-		return this.idempotentToolNames.contains(tool.name()) ? hinted(tool) : tool;
-	}
-
-	/** The tool, advertising {@code idempotentHint: true}; its other hints are kept. */
-	private static McpSchema.Tool hinted(McpSchema.Tool tool) {
-		McpSchema.ToolAnnotations hints = tool.annotations();
-		McpSchema.ToolAnnotations advertised = (hints != null)
-				? new McpSchema.ToolAnnotations(hints.title(), hints.readOnlyHint(), hints.destructiveHint(), true,
-						hints.openWorldHint(), hints.returnDirect())
-				: new McpSchema.ToolAnnotations(null, null, null, true, null, null);
-		return new McpSchema.Tool(tool.name(), tool.title(), tool.description(), tool.inputSchema(),
-				tool.outputSchema(), advertised, tool.meta(), tool.icons());
-	}
-
-	private CallToolResult call(CallToolRequest request, Supplier<CallToolResult> handler) {
-		Object runId = (request.meta() != null) ? request.meta().get(this.runIdMetaKey) : null;
-		if (runId != null && !(runId instanceof String text && isRunId(text))) {
-			return this.answers.invalidRun();
-		}
-		Supplier<CallToolResult> answered = () -> answer(request.name(), handler);
-		return (runId != null) ? RunContext.supply(new Run((String) runId, this.caller.get()), answered)
-				: answered.get();
-	}
-
-	private Mono<CallToolResult> callAsync(CallToolRequest request, Supplier<Mono<CallToolResult>> handler) {
-		Object runId = (request.meta() != null) ? request.meta().get(this.runIdMetaKey) : null;
-		if (runId != null && !(runId instanceof String text && isRunId(text))) {
-			return Mono.just(this.answers.invalidRun());
-		}
-		// Without a _meta run, the run of the request, asked here, on the thread that received it: the tool runs
-		// on another, where the request is not to be found.
-		Run received = (runId == null) ? RunContext.current().or(this.requestRun::currentRun).orElse(null) : null;
-		return Mono.deferContextual((downstream) -> {
-			// A run of its own for each subscription: the call is followed by it.
-			Run run = (runId != null) ? new Run((String) runId, this.caller.get())
-					: (received != null) ? new Run(received.runId(), received.userId()) : null;
-			McpAsyncCalls.Call call = new McpAsyncCalls.Call();
-			Context carried = Context.of(downstream).put(McpAsyncCalls.CONTEXT_KEY, call);
-			Context context = (run != null) ? carried.put(RunContext.CONTEXT_KEY, run) : carried;
-			// Subscribed with the run and the call bound on the subscribing thread, as well as in the Reactor
-			// context: propagation carries them to the thread that runs the handler's work either way.
-			CompletableFuture<CallToolResult> outcome = McpAsyncCalls.bound(call, () -> {
-				if (run == null) {
-					return subscribe(handler, context);
-				}
-				McpAsyncCalls.follow(run, call);
-				try {
-					CompletableFuture<CallToolResult> subscribed = RunContext.supply(run, () -> subscribe(handler, context));
-					subscribed.whenComplete((result, failure) -> McpAsyncCalls.unfollow(run));
-					return subscribed;
-				}
-				catch (RuntimeException | Error ex) {
-					McpAsyncCalls.unfollow(run);
-					throw ex;
-				}
-			});
-			// A cancel of the call does not reach the handler's work, which runs to its outcome: interrupted, a
-			// tool that took effect would be recorded failed.
-			return Mono.fromFuture(outcome, true)
-				.map((result) -> this.answers.answered(request.name(), call.last(), result))
-				// The library's answer only where it is this tool's own: not a refusal of a call it made.
-				.onErrorResume((failure) -> this.answers.ofFailure(request.name(), call.last(), failure)
-					.map(Mono::just)
-					.orElseGet(() -> Mono.error(failure)));
-		});
-	}
-
-	/** Subscribes to the handler's result, in the context given, on a subscription of its own. */
-	private static CompletableFuture<CallToolResult> subscribe(Supplier<Mono<CallToolResult>> handler, Context context) {
-		Mono<CallToolResult> called;
-		try {
-			called = handler.get();
-		}
-		catch (RuntimeException ex) {
-			called = Mono.error(ex);
-		}
-		return called.contextWrite(context).toFuture();
-	}
-
-	/** Marks this thread as running a decorated MCP tool; returns the mark it replaced, for {@link #exitAnswering}. */
-	static Boolean enterAnswering() {
-		Boolean outer = answering.get();
-		answering.set(Boolean.TRUE);
-		return outer;
-	}
-
-	static void exitAnswering(Boolean outer) {
-		if (outer == null) {
-			answering.remove();
-		}
-	}
-
-	private static boolean isRunId(String text) {
-		return !text.isBlank() && text.length() <= ClaimRequest.MAX_NAME_LENGTH
-				&& ClaimRequest.controlCharacterAt(text) < 0;
-	}
-
-	private CallToolResult answer(String toolName, Supplier<CallToolResult> handler) {
-		Boolean outer = enterAnswering();
-		try (IdempotentCallScope scope = IdempotentCallScope.open()) {
-			CallToolResult result = handler.get();
-			return this.answers.answered(toolName, scope.last(), result);
-		}
-		finally {
-			exitAnswering(outer);
-		}
-	}
-
-	/** A call handler this class made. */
-	private interface Decorated {
-
-		interface Stateful extends Decorated, java.util.function.BiFunction<io.modelcontextprotocol.server.McpSyncServerExchange, CallToolRequest, CallToolResult> {
-
-		}
-
-		interface Stateless extends Decorated, java.util.function.BiFunction<io.modelcontextprotocol.common.McpTransportContext, CallToolRequest, CallToolResult> {
-
-		}
-
-		interface AsyncStateful extends Decorated, java.util.function.BiFunction<io.modelcontextprotocol.server.McpAsyncServerExchange, CallToolRequest, Mono<CallToolResult>> {
-
-		}
-
-		interface AsyncStateless extends Decorated, java.util.function.BiFunction<io.modelcontextprotocol.common.McpTransportContext, CallToolRequest, Mono<CallToolResult>> {
-
-		}
-
+		return this.async.decorate(tool);
 	}
 
 }

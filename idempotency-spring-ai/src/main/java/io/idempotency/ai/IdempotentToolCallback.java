@@ -69,7 +69,7 @@ public final class IdempotentToolCallback implements ToolCallback {
 	}
 
 	private String answer(java.util.function.Supplier<String> call) {
-		if (IdempotentMcpTools.answering()) {
+		if (McpAnswering.onThisThread()) {
 			// An MCP server's tool, decorated: the answer is told in the MCP result, once.
 			return call.get();
 		}

@@ -170,7 +170,7 @@ final class McpAsyncCalls {
 			if (top != null && top.call() == call) {
 				return new Binding(call, null, null);
 			}
-			Boolean outer = IdempotentMcpTools.enterAnswering();
+			Boolean outer = McpAnswering.enter();
 			IdempotentCallScope scope = IdempotentCallScope.open();
 			call.open.add(scope);
 			return new Binding(call, scope, outer);
@@ -183,7 +183,7 @@ final class McpAsyncCalls {
 			this.scope.last().ifPresent((told) -> this.call.last = told);
 			this.call.open.remove(this.scope);
 			this.scope.close();
-			IdempotentMcpTools.exitAnswering(this.outerAnswering);
+			McpAnswering.exit(this.outerAnswering);
 		}
 
 	}
