@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.idempotency.Answer;
 import io.idempotency.key.IdempotencyKey;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -144,7 +145,7 @@ final class CallStatements {
 				.addKeyValue("idempotency.tool", request.tool())
 				.addKeyValue("idempotency.key", request.key().value())
 				.addKeyValue("idempotency.run", request.runId())
-				.addKeyValue("idempotency.outcome", "refused_conflict")
+				.addKeyValue("idempotency.outcome", Answer.REFUSED_CONFLICT.kind())
 				.log("A call of tool '{}' in run '{}' lost its claim on key {} to a row of another user; refusing it"
 						+ " without revealing that row. Two users sharing a run id is a bug in the application or an"
 						+ " attack.", request.tool(), request.runId(), request.key());
