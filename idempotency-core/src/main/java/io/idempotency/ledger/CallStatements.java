@@ -22,8 +22,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * The statements of the call path, on whatever connection the template is given: claim a key (insert, or
  * read the row the insert lost to), write an outcome, and log a completion that came too late to be
- * written. Shared by the ledger on its own connection ({@link JdbcLedger}) and the one in the caller's
- * transaction ({@link CallersTransactionLedger}).
+ * written. Shared by the ledger on its own connection ({@link CommittedClaims}, {@link OutcomeWrites}) and the
+ * one in the caller's transaction ({@link CallersTransactionLedger}).
  */
 final class CallStatements {
 
@@ -48,12 +48,12 @@ final class CallStatements {
 	/** Every parameter of the claim typed as text, so that no driver asks the server what a null is. */
 	private final int[] claimTypes;
 
-	CallStatements(JdbcTemplate jdbc, LedgerStatements sql, LedgerDialect dialect, LedgerRows rows) {
-		this.jdbc = jdbc;
-		this.sql = sql;
-		this.dialect = dialect;
-		this.rows = rows;
-		this.claimTypes = new int[(int) sql.claim.chars().filter((c) -> c == '?').count()];
+	CallStatements(LedgerDatabase database) {
+		this.jdbc = database.jdbc();
+		this.sql = database.sql();
+		this.dialect = database.dialect();
+		this.rows = database.rows();
+		this.claimTypes = new int[(int) this.sql.claim.chars().filter((c) -> c == '?').count()];
 		Arrays.fill(this.claimTypes, Types.VARCHAR);
 	}
 
