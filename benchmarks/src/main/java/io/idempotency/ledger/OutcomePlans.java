@@ -66,7 +66,7 @@ public final class OutcomePlans {
 		this.database = database;
 		this.dataSource = TestDatabases.dataSource(database);
 		this.jdbc = new JdbcTemplate(this.dataSource);
-		this.dialect = JdbcLedger.dialectOf(this.dataSource);
+		this.dialect = LedgerDialect.of(this.dataSource);
 		this.sql = new LedgerStatements(this.dialect, TableName.of(TABLE));
 	}
 

@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.idempotency.Answer;
 import io.idempotency.key.IdempotencyKey;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,8 +22,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * The statements of the call path, on whatever connection the template is given: claim a key (insert, or
  * read the row the insert lost to), write an outcome, and log a completion that came too late to be
- * written. Shared by the ledger on its own connection ({@link JdbcLedger}) and the one in the caller's
- * transaction ({@link CallersTransactionLedger}).
+ * written. Shared by the ledger on its own connection ({@link CommittedClaims}, {@link OutcomeWrites}) and the
+ * one in the caller's transaction ({@link CallersTransactionLedger}).
  */
 final class CallStatements {
 
@@ -47,12 +48,12 @@ final class CallStatements {
 	/** Every parameter of the claim typed as text, so that no driver asks the server what a null is. */
 	private final int[] claimTypes;
 
-	CallStatements(JdbcTemplate jdbc, LedgerStatements sql, LedgerDialect dialect, LedgerRows rows) {
-		this.jdbc = jdbc;
-		this.sql = sql;
-		this.dialect = dialect;
-		this.rows = rows;
-		this.claimTypes = new int[(int) sql.claim.chars().filter((c) -> c == '?').count()];
+	CallStatements(LedgerDatabase database) {
+		this.jdbc = database.jdbc();
+		this.sql = database.sql();
+		this.dialect = database.dialect();
+		this.rows = database.rows();
+		this.claimTypes = new int[(int) this.sql.claim.chars().filter((c) -> c == '?').count()];
 		Arrays.fill(this.claimTypes, Types.VARCHAR);
 	}
 
@@ -144,7 +145,7 @@ final class CallStatements {
 				.addKeyValue("idempotency.tool", request.tool())
 				.addKeyValue("idempotency.key", request.key().value())
 				.addKeyValue("idempotency.run", request.runId())
-				.addKeyValue("idempotency.outcome", "refused_conflict")
+				.addKeyValue("idempotency.outcome", Answer.REFUSED_CONFLICT.kind())
 				.log("A call of tool '{}' in run '{}' lost its claim on key {} to a row of another user; refusing it"
 						+ " without revealing that row. Two users sharing a run id is a bug in the application or an"
 						+ " attack.", request.tool(), request.runId(), request.key());

@@ -1,6 +1,5 @@
 package io.idempotency.ledger;
 
-import java.sql.DatabaseMetaData;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -11,13 +10,7 @@ import java.util.Set;
 import javax.sql.DataSource;
 
 import io.idempotency.key.IdempotencyKey;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
-import org.springframework.dao.PessimisticLockingFailureException;
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.support.JdbcUtils;
-import org.springframework.jdbc.support.MetaDataAccessException;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
@@ -38,67 +31,33 @@ import org.springframework.transaction.PlatformTransactionManager;
  *
  * <p>It is the one ledger object an application declares, so every operation is here with its contract:
  * the call path ({@link CallLedger}), the reconciler's queue ({@link ReconcileQueue}), settlement by hand
- * ({@link SettlementQueue}), housekeeping (heartbeat, retention, replay counts) and operators' queries. Each job
- * is carried out by a package-private class of its own ({@code CallStatements}, {@code CallersTransactionLedger},
- * {@code Leases}, {@code SettlementStatements}, {@code LedgerQueries},
- * {@code HeartbeatConnection}, {@code OwnTransactions}, {@code OutcomeWrites}, {@code PendingOutcomes},
- * {@code ReplayCountWrites}, {@code CallsInFlight}); what this class keeps is the claim on its own connection,
- * with its retries.
+ * ({@link SettlementQueue}), housekeeping (heartbeat, retention, replay counts) and operators' queries. It only
+ * delegates: each job is carried out by a package-private class of its own.
  */
 public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQueue, AutoCloseable {
-
-	private static final Logger logger = LoggerFactory.getLogger(JdbcLedger.class);
 
 	/** The longest error text stored; longer ones are cut. */
 	public static final int MAX_ERROR_LENGTH = 4000;
 
-	/** How often a claim on the ledger's own connection is made when it loses a lock conflict. */
-	private static final int CLAIM_ATTEMPTS = 6;
-
-	private static final int REPLAY_COUNT_CAPACITY = 100_000;
-
-	private static final int HEARTBEAT_BATCH = 100;
-
-	private final DataSource dataSource;
-
-	private final JdbcTemplate jdbc;
-
-	private final OwnTransactions transactions;
-
-	private final LedgerRows rows;
-
-	private final Leases queue;
-
-	private final LedgerQueries queries;
-
-	private final LedgerDialect dialect;
-
-	private final TableName table;
-
-	private final LedgerStatements sql;
+	private final LedgerDatabase database;
 
 	private final Redaction redaction;
 
-	private final ReplayCounter replays;
+	private final CallStatements statements;
 
-	/** One flush of the replay counts at a time: a flush returns once those drained before it are written. */
-	private final java.util.concurrent.locks.ReentrantLock flushing = new java.util.concurrent.locks.ReentrantLock();
+	private final CommittedClaims claims;
+
+	private final CallOutcomes outcomes;
+
+	private final Heartbeat heartbeat;
+
+	private final Leases leases;
 
 	private final ReplayCountWrites replayCounts;
 
-	private final CallStatements statements;
+	private final Retention retention;
 
-	private final OutcomeWrites outcomes;
-
-	private final HeartbeatConnection heartbeatConnection;
-
-	/** Calls claimed here whose outcome is not yet written, by the id of the row each claim won. */
-	private final CallsInFlight inFlight = new CallsInFlight();
-
-	/** The outcomes waiting to be written behind their callers; {@code null} where write-behind is off. */
-	private final PendingOutcomes pending;
-
-	private final SettledOutcomes settled;
+	private final LedgerQueries queries;
 
 	private final SettlementStatements settlements;
 
@@ -150,25 +109,24 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 			OutcomeWriteBehind writeBehind) {
 		Objects.requireNonNull(dataSource, "dataSource");
 		Objects.requireNonNull(writeBehind, "writeBehind");
-		this.settled = new SettledOutcomes(Objects.requireNonNull(replayCache, "replayCache"));
-		this.table = TableName.of(tableName);
+		SettledOutcomes settled = new SettledOutcomes(Objects.requireNonNull(replayCache, "replayCache"));
+		TableName table = TableName.of(tableName);
 		this.redaction = Objects.requireNonNull(redaction, "redaction");
-		this.dataSource = dataSource;
-		this.dialect = dialectOf(dataSource);
-		this.jdbc = new JdbcTemplate(dataSource);
-		this.jdbc.setExceptionTranslator(DatabaseErrors.translator(this.jdbc.getExceptionTranslator()));
-		this.sql = new LedgerStatements(this.dialect, this.table, Galera.detect(this.dialect, this.jdbc));
-		this.transactions = new OwnTransactions(dataSource, this.jdbc);
-		this.rows = new LedgerRows(this.dialect);
-		this.queue = new Leases(this.jdbc, this.sql, this.dialect, this.rows, this.transactions);
-		this.queries = new LedgerQueries(this.jdbc, this.sql, this.rows);
-		this.replays = new ReplayCounter(REPLAY_COUNT_CAPACITY);
-		this.replayCounts = new ReplayCountWrites(this.jdbc, this.sql, this.transactions, this.replays);
-		this.statements = new CallStatements(this.jdbc, this.sql, this.dialect, this.rows);
-		this.heartbeatConnection = new HeartbeatConnection(dataSource, this.jdbc.getExceptionTranslator());
-		this.settlements = new SettlementStatements(this.jdbc, this.dialect, this.table, this.rows, this.transactions);
-		this.outcomes = new OutcomeWrites(this.statements, this.transactions);
-		this.pending = writeBehind.enabled() ? new PendingOutcomes(writeBehind, this::writeBehind, this::ended) : null;
+		this.database = LedgerDatabase.of(dataSource, table);
+		LedgerDatabase db = this.database;
+		ReplayCounter replays = new ReplayCounter(ReplayCounter.LEDGER_CAPACITY);
+		CallsInFlight inFlight = new CallsInFlight();
+		this.statements = new CallStatements(db);
+		this.leases = new Leases(db);
+		this.queries = new LedgerQueries(db);
+		this.replayCounts = new ReplayCountWrites(db, replays);
+		this.heartbeat = new Heartbeat(db, inFlight);
+		this.settlements = new SettlementStatements(db.jdbc(), db.dialect(), table, db.rows(), db.transactions());
+		this.retention = new Retention(db, settled);
+		this.outcomes = new CallOutcomes(new OutcomeWrites(this.statements, db.transactions()), inFlight, writeBehind,
+				table);
+		this.claims = new CommittedClaims(this.statements, db.transactions(), redaction, settled, replays, inFlight,
+				this.outcomes);
 	}
 
 	/**
@@ -178,22 +136,12 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 * shared with this ledger.
 	 */
 	public CallLedger inCallersTransaction() {
-		return new CallersTransactionLedger(this.statements, this.redaction, this.settled, this.replays);
-	}
-
-	static LedgerDialect dialectOf(DataSource dataSource) {
-		try {
-			String product = JdbcUtils.extractDatabaseMetaData(dataSource, DatabaseMetaData::getDatabaseProductName);
-			return LedgerDialect.forProductName(product);
-		}
-		catch (MetaDataAccessException ex) {
-			throw new IllegalStateException("Could not tell which database the idempotency ledger is on", ex);
-		}
+		return this.claims.inCallersTransaction();
 	}
 
 	/** The {@code DataSource} this ledger writes to. */
 	public DataSource dataSource() {
-		return this.dataSource;
+		return this.database.dataSource();
 	}
 
 	/**
@@ -204,7 +152,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 * of another {@code DataSource}, does not.
 	 */
 	public boolean joinsTransactionsOf(PlatformTransactionManager transactionManager) {
-		return TransactionManagers.joins(transactionManager, this.dataSource);
+		return TransactionManagers.joins(transactionManager, this.database.dataSource());
 	}
 
 	/** What this ledger removes from arguments before it stores them. */
@@ -215,7 +163,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 
 	/** The table this ledger writes. */
 	public String tableName() {
-		return this.table.qualified();
+		return this.database.table().qualified();
 	}
 
 	/**
@@ -226,81 +174,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 */
 	@Override
 	public Claim claim(ClaimRequest request) {
-		LedgerEntry kept = keptOutcome(request.key());
-		if (kept != null) {
-			return this.replays.counted(this.statements.answerFrom(kept, request));
-		}
-		String storedArguments = this.redaction.redact(request.arguments(), request.sensitiveNames());
-		Claim claim = claimCommitted(request, storedArguments);
-		if (claim instanceof Claim.Won won) {
-			// Claimed and committed: until its outcome is recorded, this instance beats for it.
-			this.inFlight.claimed(won, request, storedArguments);
-		}
-		else if (claim instanceof Claim.Replay replay) {
-			// Read on a connection of the ledger's own, so committed: a success is final and may be kept. A row
-			// read in the caller's transaction may be its own, and may yet roll back.
-			this.settled.keep(replay.entry());
-		}
-		return this.replays.counted(claim);
-	}
-
-	/**
-	 * What answers a repeat here without the database: a success or failure of this instance's that waits to
-	 * be written, or a success read before and kept.
-	 */
-	private LedgerEntry keptOutcome(IdempotencyKey key) {
-		LedgerEntry waiting = waitingOutcome(key);
-		return (waiting != null) ? waiting : this.settled.find(key);
-	}
-
-	/**
-	 * The success or failure that waits to be written to the row of the key's latest claim here, or {@code null}.
-	 * An outcome of an earlier claim of the key (whose row was deleted while its call ran) answers nothing: the
-	 * key's row is the later claim's. A waiting outcome unknown answers nothing either: the table's row says since
-	 * when the call has been in progress.
-	 */
-	private LedgerEntry waitingOutcome(IdempotencyKey key) {
-		if (this.pending == null) {
-			return null;
-		}
-		Long latest = this.inFlight.latestRow(key);
-		LedgerEntry waiting = (latest != null) ? this.pending.find(latest) : null;
-		return (waiting != null && waiting.status() != LedgerStatus.UNKNOWN) ? waiting : null;
-	}
-
-	/**
-	 * The claim, committed on the ledger's own connection; a claim that loses a deadlock or a lock wait
-	 * (MariaDB's and MySQL's unique-index locks, under concurrent inserts, outcomes, transactional tools and
-	 * retention's deletes) was rolled back whole by the database. It may have lost on a row that is already
-	 * there and committed: a plain read, which takes no lock and so cannot lose again, answers from that row.
-	 * Where there is none, the claim is made again, a few times, each after a short random pause that lets the
-	 * transaction it lost to finish: made again at once, it lost to the same one again.
-	 */
-	private Claim claimCommitted(ClaimRequest request, String storedArguments) {
-		for (int attempt = 1;; attempt++) {
-			try {
-				return this.transactions.committed(() -> this.statements.claimOnce(request, storedArguments));
-			}
-			catch (PessimisticLockingFailureException ex) {
-				Optional<Claim> lostTo = this.transactions.committed(() -> this.statements.findClaimed(request,
-						storedArguments));
-				if (lostTo.isPresent()) {
-					return lostTo.get();
-				}
-				// A lock wait that timed out waited long already, on a holder that still runs: no second wait. A
-				// serialization failure was made again already, as all of the ledger's work is.
-				if (attempt >= CLAIM_ATTEMPTS || DatabaseErrors.isLockWaitTimeout(ex)
-						|| DatabaseErrors.isSerializationFailure(ex)) {
-					throw ex;
-				}
-				logger.atDebug()
-					.addKeyValue("idempotency.tool", request.tool())
-					.addKeyValue("idempotency.key", request.key().value())
-					.addKeyValue("idempotency.run", request.runId())
-					.log("The claim of {} lost a lock conflict and is made again: {}", request.key(), String.valueOf(ex));
-				RetryPause.before(attempt, ex);
-			}
-		}
+		return this.claims.claim(request);
 	}
 
 	/**
@@ -310,87 +184,29 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 * running (its instance paused too long to beat, say), that {@code failed} only meant "no effect found
 	 * yet": the success is written over it, with its result, and counted as a {@linkplain #lateSuccesses()
 	 * late success}.
-	 * @param claim the claim this call won
-	 * @param resultJson the result as JSON ({@code "null"} for a tool that returned null), or {@code null}
-	 * for a tool that returns nothing
-	 * @return whether the outcome was recorded; {@code false} for a late completion that was not written
 	 */
 	@Override
 	public boolean recordSucceeded(Claim.Won claim, String resultJson) {
-		return recordOutcome(claim, LedgerStatus.SUCCEEDED, resultJson, null);
+		return this.outcomes.record(claim, LedgerStatus.SUCCEEDED, resultJson, null);
 	}
 
 	/**
-	 * Records that the claimed call returned, but that its result cannot be stored (it cannot be written as
-	 * JSON, say). A repeat is answered as done, without a result: never with a {@code null} that would pass
-	 * for one.
+	 * {@inheritDoc}
 	 * @param reason why the result is not stored, kept in the row's error column
-	 * @return whether the outcome was recorded; {@code false} for a late completion
 	 */
 	@Override
 	public boolean recordSucceededWithoutResult(Claim.Won claim, String reason) {
-		return recordOutcome(claim, LedgerStatus.SUCCEEDED, null, reason);
+		return this.outcomes.record(claim, LedgerStatus.SUCCEEDED, null, reason);
 	}
 
-	/**
-	 * Records that the claimed call definitely did not take effect. A repeat of it is answered as a
-	 * previous failure and not executed.
-	 * @param claim the claim this call won
-	 * @param error what went wrong
-	 * @return whether the outcome was recorded; {@code false} for a late completion
-	 */
 	@Override
 	public boolean recordFailed(Claim.Won claim, String error) {
-		return recordOutcome(claim, LedgerStatus.FAILED, null, error);
+		return this.outcomes.record(claim, LedgerStatus.FAILED, null, error);
 	}
 
-	/**
-	 * Records that the claimed call ended without telling whether it took effect (a timeout, an I/O error).
-	 * The reconciler resolves it.
-	 * @param claim the claim this call won
-	 * @param error what went wrong
-	 * @return whether the outcome was recorded; {@code false} for a late completion
-	 */
 	@Override
 	public boolean recordUnknown(Claim.Won claim, String error) {
-		return recordOutcome(claim, LedgerStatus.UNKNOWN, null, error);
-	}
-
-	private boolean recordOutcome(Claim.Won claim, LedgerStatus outcome, String resultJson, String error) {
-		Objects.requireNonNull(claim, "claim");
-		// A call that claimed here and has recorded nothing yet is in flight, under the id of its row, and holds its
-		// claim. One claimed through another ledger object is written on its row all the same, by the claim's id, on
-		// the caller's path; never over a reconciler's failure, which this ledger cannot tell it held its claim for.
-		LedgerEntry held = this.inFlight.outcome(claim, outcome, resultJson, LedgerRows.truncate(error));
-		if (held != null && this.pending != null && this.pending.offer(held)) {
-			// Written behind the caller; until then the call is beaten for as running, and answered from memory.
-			return true;
-		}
-		try {
-			return this.outcomes.write(claim.key(), claim.rowId(), held != null, outcome, resultJson, error);
-		}
-		finally {
-			// Recorded or not, the call has ended here: a row left attempting is the reconciler's, not ours.
-			if (held != null) {
-				this.inFlight.ended(claim.key(), claim.rowId());
-			}
-		}
-	}
-
-	/**
-	 * Writes a batch of outcomes that waited behind their callers, at any time, a flush of the replay counts
-	 * running or not: a flush locks only rows that are free and waits on none, so the two never deadlock, and a
-	 * batch waits on a flush only for the flush's own short transaction. (Shared, one lock made a batch wait
-	 * for as long as a flush waited on a running transactional call's row.)
-	 */
-	private void writeBehind(List<LedgerEntry> batch) {
-		this.outcomes.writeBatch(batch, this::ended);
-	}
-
-	/** A call whose outcome has been written, or given up on: no longer beaten for, nor answered from memory. */
-	private void ended(LedgerEntry outcome) {
-		this.inFlight.ended(outcome.key(), outcome.id());
-		this.pending.written(outcome);
+		return this.outcomes.record(claim, LedgerStatus.UNKNOWN, null, error);
 	}
 
 	/**
@@ -402,20 +218,12 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 * @return how many rows were marked
 	 */
 	public int heartbeat() {
-		// The first beat takes the heartbeat's own connection, before the calls it protects can exhaust the pool.
-		this.heartbeatConnection.reserve();
-		List<Long> rows = this.inFlight.rows();
-		int marked = 0;
-		for (int from = 0; from < rows.size(); from += HEARTBEAT_BATCH) {
-			List<Long> batch = rows.subList(from, Math.min(rows.size(), from + HEARTBEAT_BATCH));
-			marked += this.heartbeatConnection.update(this.sql.heartbeat(batch.size()), batch);
-		}
-		return marked;
+		return this.heartbeat.beat();
 	}
 
 	/** How many calls this ledger claimed whose outcome is not yet recorded: the calls it beats for. */
 	public int inFlight() {
-		return this.inFlight.size();
+		return this.heartbeat.beatingFor();
 	}
 
 	/**
@@ -425,7 +233,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 */
 	@Override
 	public Optional<LedgerEntry> find(IdempotencyKey key) {
-		return this.transactions.committed(() -> this.statements.find(key));
+		return this.claims.find(key);
 	}
 
 	/**
@@ -437,8 +245,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 */
 	@Override
 	public Optional<LedgerEntry> findLatest(IdempotencyKey key) {
-		LedgerEntry waiting = waitingOutcome(key);
-		return (waiting != null) ? Optional.of(waiting) : find(key);
+		return this.claims.findLatest(key);
 	}
 
 	/**
@@ -452,7 +259,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 * @return the leased rows, oldest first, each carrying its lease in {@link LedgerEntry#reconcileOwner()}
 	 */
 	public List<LedgerEntry> leaseStale(Duration olderThan, int limit, Duration leaseFor) {
-		return this.queue.leaseStale(olderThan, limit, leaseFor);
+		return this.leases.leaseStale(olderThan, limit, leaseFor);
 	}
 
 	/**
@@ -461,35 +268,28 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 */
 	@Override
 	public List<LedgerEntry> leaseStaleOf(Set<String> tools, Duration olderThan, int limit, Duration leaseFor) {
-		return this.queue.leaseStaleOf(tools, olderThan, limit, leaseFor);
+		return this.leases.leaseStaleOf(tools, olderThan, limit, leaseFor);
 	}
 
-	/**
-	 * Resolves a leased row as succeeded: the reconciler found that the call took effect.
-	 * @return whether it was resolved; {@code false} if the lease was lost or the row settled meanwhile
-	 */
+	/** Resolves a leased row as succeeded: the reconciler found that the call took effect. */
 	@Override
 	public boolean resolveSucceeded(LedgerEntry leased, String resultJson) {
-		return this.queue.resolve(leased, LedgerStatus.SUCCEEDED, resultJson, null);
+		return this.leases.resolveSucceeded(leased, resultJson);
 	}
 
-	/**
-	 * Resolves a leased row as failed: the reconciler found that the call did not take effect.
-	 * @return whether it was resolved; {@code false} if the lease was lost or the row settled meanwhile
-	 */
+	/** Resolves a leased row as failed: the reconciler found that the call did not take effect. */
 	@Override
 	public boolean resolveFailed(LedgerEntry leased, String error) {
-		return this.queue.resolve(leased, LedgerStatus.FAILED, null, error);
+		return this.leases.resolveFailed(leased, error);
 	}
 
 	/**
 	 * Gives a leased row back unresolved, to be taken again after a pause: the reconcile function could not
 	 * tell this time.
-	 * @return whether the row was given back; {@code false} if the lease was lost or the row settled
 	 */
 	@Override
 	public boolean postpone(LedgerEntry leased, Duration retryAfter) {
-		return this.queue.postpone(leased, retryAfter);
+		return this.leases.postpone(leased, retryAfter);
 	}
 
 	/**
@@ -498,23 +298,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 * @return how many rows were deleted
 	 */
 	public long purgeSettled(Duration retention, int batchSize) {
-		LedgerRows.requireNotNegative(retention, "retention");
-		if (batchSize < 1) {
-			throw new IllegalArgumentException("batchSize must be at least 1, but was " + batchSize);
-		}
-		long total = 0;
-		int deleted;
-		do {
-			deleted = this.transactions.committed(() -> this.jdbc.update(this.sql.purgeSettled, LedgerRows.micros(retention),
-					LedgerRows.micros(retention), batchSize));
-			total += deleted;
-		}
-		while (deleted == batchSize);
-		if (total > 0) {
-			// Some of the rows kept in memory may be gone: their keys are free again.
-			this.settled.clear();
-		}
-		return total;
+		return this.retention.purgeSettled(retention, batchSize);
 	}
 
 	/**
@@ -524,7 +308,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 */
 	@Override
 	public void recordReplay(IdempotencyKey key) {
-		this.replays.record(Objects.requireNonNull(key, "key"));
+		this.claims.recordReplay(key);
 	}
 
 	/**
@@ -537,13 +321,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 * @return how many keys' counts were written
 	 */
 	public int flushReplayCounts() {
-		this.flushing.lock();
-		try {
-			return this.replayCounts.flush();
-		}
-		finally {
-			this.flushing.unlock();
-		}
+		return this.replayCounts.flush();
 	}
 
 	/**
@@ -634,7 +412,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 * How many outcomes wait to be written behind their callers (always {@code 0} where write-behind is off).
 	 */
 	public int pendingOutcomes() {
-		return (this.pending != null) ? this.pending.size() : 0;
+		return this.outcomes.waitingCount();
 	}
 
 	/**
@@ -644,9 +422,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 * write-behind is off.
 	 */
 	public void writePendingOutcomes() {
-		if (this.pending != null) {
-			this.pending.flush();
-		}
+		this.outcomes.writeWaiting();
 	}
 
 	/**
@@ -656,27 +432,12 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	 */
 	@Override
 	public void close() {
-		if (this.pending != null) {
-			int left = this.pending.close();
-			if (left > 0) {
-				logger.atWarn()
-					.addKeyValue("idempotency.table", this.table.toString())
-					.log("{} call outcomes were still not written when the idempotency ledger (table {}) closed, after"
-							+ " {}; their rows stay attempting, and the reconciler settles them", left, this.table,
-							PendingOutcomes.CLOSE_TIMEOUT);
-			}
-		}
+		this.outcomes.close();
 		try {
-			flushReplayCounts();
-		}
-		catch (RuntimeException ex) {
-			logger.atWarn()
-				.setCause(ex)
-				.addKeyValue("idempotency.table", this.table.toString())
-				.log("Could not flush the replay counts of the idempotency ledger (table {}) on close", this.table);
+			this.replayCounts.flushOnClose();
 		}
 		finally {
-			this.heartbeatConnection.close();
+			this.heartbeat.close();
 		}
 	}
 

@@ -30,13 +30,12 @@ final class Leases {
 
 	private final OwnTransactions transactions;
 
-	Leases(JdbcTemplate jdbc, LedgerStatements sql, LedgerDialect dialect, LedgerRows rows,
-			OwnTransactions transactions) {
-		this.jdbc = jdbc;
-		this.sql = sql;
-		this.dialect = dialect;
-		this.rows = rows;
-		this.transactions = transactions;
+	Leases(LedgerDatabase database) {
+		this.jdbc = database.jdbc();
+		this.sql = database.sql();
+		this.dialect = database.dialect();
+		this.rows = database.rows();
+		this.transactions = database.transactions();
 	}
 
 	/**
@@ -121,7 +120,7 @@ final class Leases {
 		return resolve(leased, LedgerStatus.FAILED, null, error);
 	}
 
-	boolean resolve(LedgerEntry leased, LedgerStatus outcome, String resultJson, String error) {
+	private boolean resolve(LedgerEntry leased, LedgerStatus outcome, String resultJson, String error) {
 		String owner = LedgerRows.requireLease(leased);
 		return this.transactions.committed(() -> this.jdbc.update(this.sql.resolve,
 				new Object[] { outcome.columnValue(), resultJson, LedgerRows.truncate(error), leased.id(), owner }, RESOLVE_TYPES)) == 1;

@@ -1,5 +1,6 @@
 package io.idempotency.ledger;
 
+import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -7,6 +8,11 @@ import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Locale;
+
+import javax.sql.DataSource;
+
+import org.springframework.jdbc.support.JdbcUtils;
+import org.springframework.jdbc.support.MetaDataAccessException;
 
 /**
  * What differs between databases: the clock, interval arithmetic, JSON parameters, the atomic claim and
@@ -140,6 +146,17 @@ enum LedgerDialect {
 	LedgerDialect(String platform, String now) {
 		this.platform = platform;
 		this.now = now;
+	}
+
+	/** The dialect of the database a {@code DataSource} connects to, read from its JDBC metadata. */
+	static LedgerDialect of(DataSource dataSource) {
+		try {
+			String product = JdbcUtils.extractDatabaseMetaData(dataSource, DatabaseMetaData::getDatabaseProductName);
+			return forProductName(product);
+		}
+		catch (MetaDataAccessException ex) {
+			throw new IllegalStateException("Could not tell which database the idempotency ledger is on", ex);
+		}
 	}
 
 	/** The dialect of a database, by the product name its JDBC driver reports. */

@@ -19,10 +19,10 @@ final class LedgerQueries {
 
 	private final LedgerRows rows;
 
-	LedgerQueries(JdbcTemplate jdbc, LedgerStatements sql, LedgerRows rows) {
-		this.jdbc = jdbc;
-		this.sql = sql;
-		this.rows = rows;
+	LedgerQueries(LedgerDatabase database) {
+		this.jdbc = database.jdbc();
+		this.sql = database.sql();
+		this.rows = database.rows();
 	}
 
 	/**

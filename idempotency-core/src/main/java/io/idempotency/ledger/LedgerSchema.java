@@ -60,7 +60,7 @@ public final class LedgerSchema {
 
 	/** The script platform of a database: {@code postgresql}, {@code mysql} or {@code h2}. */
 	public static String platformOf(DataSource dataSource) {
-		return JdbcLedger.dialectOf(dataSource).platform();
+		return LedgerDialect.of(dataSource).platform();
 	}
 
 	/** The creation script for a platform and a table name. */

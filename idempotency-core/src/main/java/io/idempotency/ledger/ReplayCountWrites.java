@@ -4,6 +4,10 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -20,6 +24,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 final class ReplayCountWrites {
 
+	/** Under the ledger's category: operators know its counts not flushed on close by it. */
+	private static final Logger logger = LoggerFactory.getLogger(JdbcLedger.class);
+
 	/** The most keys a statement locks, and a transaction writes. */
 	static final int BATCH = 100;
 
@@ -31,20 +38,49 @@ final class ReplayCountWrites {
 
 	private final ReplayCounter replays;
 
-	ReplayCountWrites(JdbcTemplate jdbc, LedgerStatements sql, OwnTransactions transactions, ReplayCounter replays) {
-		this.jdbc = jdbc;
-		this.sql = sql;
-		this.transactions = transactions;
+	private final TableName table;
+
+	/** One flush of the replay counts at a time: a flush returns once those drained before it are written. */
+	private final ReentrantLock flushing = new ReentrantLock();
+
+	ReplayCountWrites(LedgerDatabase database, ReplayCounter replays) {
+		this.jdbc = database.jdbc();
+		this.sql = database.sql();
+		this.transactions = database.transactions();
+		this.table = database.table();
 		this.replays = replays;
 	}
 
 	/**
 	 * Writes every count held, but those whose rows are held by other transactions, or are not there (yet):
 	 * those are kept for the next flush. Where a batch fails, its counts and those of the batches after it are
-	 * put back, and the failure thrown.
+	 * put back, and the failure thrown. A flush running on another thread is waited for first.
 	 * @return how many keys' counts were written
 	 */
 	int flush() {
+		this.flushing.lock();
+		try {
+			return flushCounts();
+		}
+		finally {
+			this.flushing.unlock();
+		}
+	}
+
+	/** As {@link #flush()}, when the ledger closes: a failure is logged, not thrown. */
+	void flushOnClose() {
+		try {
+			flush();
+		}
+		catch (RuntimeException ex) {
+			logger.atWarn()
+				.setCause(ex)
+				.addKeyValue("idempotency.table", this.table.toString())
+				.log("Could not flush the replay counts of the idempotency ledger (table {}) on close", this.table);
+		}
+	}
+
+	private int flushCounts() {
 		List<ReplayCounter.Pending> counts = this.replays.drain();
 		int written = 0;
 		for (int from = 0; from < counts.size(); from += BATCH) {

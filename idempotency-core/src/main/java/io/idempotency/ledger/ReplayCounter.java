@@ -29,6 +29,9 @@ final class ReplayCounter {
 	 */
 	static final Duration KEPT_UNWRITTEN = Duration.ofHours(1);
 
+	/** How many distinct keys' counts a ledger holds for a flush at most. */
+	static final int LEDGER_CAPACITY = 100_000;
+
 	private final int capacity;
 
 	private final long keptUnwrittenNanos;

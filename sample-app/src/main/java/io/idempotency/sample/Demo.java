@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
+import io.idempotency.Answer;
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.ledger.CallRecord;
 import io.idempotency.reconcile.CallFilter;
@@ -154,7 +155,7 @@ public class Demo {
 		RunTranscript run = ask("quote 200 of SKU-4411 for Henderson Industrial");
 		expect("one quote", this.quotes.quotes().size() - before, 1);
 		expect("the model was told the second call was a replay", outcomesOf(run, "draft_quote"),
-				List.of("executed", "replayed"));
+				List.of(Answer.EXECUTED.kind(), Answer.REPLAYED.kind()));
 		List<QuoteTools.Quote> all = this.quotes.quotes();
 		return all.isEmpty() ? 1 : all.get(all.size() - 1).id();
 	}
@@ -179,7 +180,8 @@ public class Demo {
 		return expect("two tickets", this.tickets.tickets().size() - before, 2)
 				& expect("the model's twin of the first was a replay, and its rephrased repeat was told the new"
 						+ " description was not applied", outcomesOf(run, "open_ticket"),
-						List.of("executed", "executed", "replayed", "replayed_different_details"));
+						List.of(Answer.EXECUTED.kind(), Answer.EXECUTED.kind(), Answer.REPLAYED.kind(),
+								Answer.REPLAYED_DIFFERENT_DETAILS.kind()));
 	}
 
 	/** The ticket system opens the ticket, then answers too late: unknown, not retried, reconciled. */
@@ -190,7 +192,8 @@ public class Demo {
 		RunTranscript run = ask("open a ticket for the valve leak");
 		boolean held = expect("one ticket, not retried within the run", this.tickets.tickets().size() - before, 1)
 				& expect("the model read the timeout, then 'in progress' for its twin and its repeat",
-						outcomesOf(run, "open_ticket"), List.of("error", "in_progress", "in_progress"));
+						outcomesOf(run, "open_ticket"),
+						List.of("error", Answer.IN_PROGRESS.kind(), Answer.IN_PROGRESS.kind()));
 		Reconciler reconciler = this.reconciler.getIfAvailable();
 		if (reconciler == null) {
 			return expect("the reconciler resolves the call", false);
@@ -210,11 +213,12 @@ public class Demo {
 		RunTranscript run = ask("send quote " + quoteId);
 		boolean held = expect("nothing sent", this.delivery.sends().size() - before, 0)
 				& expect("the model was told the repeat failed before, not retried", outcomesOf(run, "send_quote"),
-						List.of("error", "previous_attempt_failed"));
+						List.of("error", Answer.PREVIOUS_ATTEMPT_FAILED.kind()));
 		say("the user asks again: a new run");
 		RunTranscript again = ask("send quote " + quoteId);
 		return held & expect("one quote sent", this.delivery.sends().size() - before, 1)
-				& expect("the model's repeat was a replay", outcomesOf(again, "send_quote"), List.of("executed", "replayed"));
+				& expect("the model's repeat was a replay", outcomesOf(again, "send_quote"),
+						List.of(Answer.EXECUTED.kind(), Answer.REPLAYED.kind()));
 	}
 
 	/** Replays happen: a rate of zero would mean the keys are unstable. */
@@ -237,7 +241,7 @@ public class Demo {
 		RunTranscript run = ask("reserve 50 of SKU-4411 for " + ACCOUNT);
 		boolean held = expect("one reservation, not retried within the run", this.warehouse.reservations().size() - before, 1)
 				& expect("the model read the timeout, then 'in progress' for its repeat", outcomesOf(run, "reserve_stock"),
-						List.of("error", "in_progress"));
+						List.of("error", Answer.IN_PROGRESS.kind()));
 		Reconciler reconciler = this.reconciler.getIfAvailable();
 		Settlements settlements = this.settlements.getIfAvailable();
 		if (reconciler == null || settlements == null) {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
+import io.idempotency.Answer;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -96,7 +97,7 @@ public final class RunTranscript {
 		}
 		try {
 			JsonNode read = JSON.readTree(text);
-			return (read.isObject() && read.has("kind")) ? read.get("kind").asString() : "executed";
+			return (read.isObject() && read.has("kind")) ? read.get("kind").asString() : Answer.EXECUTED.kind();
 		}
 		catch (RuntimeException ex) {
 			return "error";

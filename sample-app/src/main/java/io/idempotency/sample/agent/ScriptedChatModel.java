@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.idempotency.Answer;
 import reactor.core.publisher.Flux;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -189,7 +190,7 @@ public class ScriptedChatModel implements ChatModel {
 				return false;
 			}
 			String kind = answer.path("kind").asString("");
-			return kind.isEmpty() || kind.startsWith("replayed");
+			return kind.isEmpty() || kind.startsWith(Answer.REPLAYED.kind());
 		}
 		catch (RuntimeException ex) {
 			// Not JSON: the text of an error.
@@ -202,10 +203,10 @@ public class ScriptedChatModel implements ChatModel {
 			JsonNode answer = JSON.readTree(data);
 			if (answer.isObject() && answer.has("kind")) {
 				String kind = answer.get("kind").asString();
-				if (kind.equals("replayed")) {
+				if (kind.equals(Answer.REPLAYED.kind())) {
 					return "already done earlier in this request, so not done again; counting it once";
 				}
-				if (kind.equals("replayed_different_details")) {
+				if (kind.equals(Answer.REPLAYED_DIFFERENT_DETAILS.kind())) {
 					return "already done earlier in this request, so not done again; these details were not applied: "
 							+ answer.path("differentDetails").toString();
 				}
