@@ -29,10 +29,9 @@ import org.springframework.transaction.PlatformTransactionManager;
  * <p>Thread-safe. {@link #close()} writes the outcomes that wait, and flushes the replay counts that are still
  * in memory.
  *
- * <p>It is the one ledger object an application declares, so every operation is here with its contract:
- * the call path ({@link CallLedger}), the reconciler's queue ({@link ReconcileQueue}), settlement by hand
- * ({@link SettlementQueue}), housekeeping (heartbeat, retention, replay counts) and operators' queries. It only
- * delegates: each job is carried out by a package-private class of its own.
+ * <p>The one ledger object an application declares: the call path ({@link CallLedger}), the reconciler's queue
+ * ({@link ReconcileQueue}), settlement by hand ({@link SettlementQueue}), housekeeping and operators' queries,
+ * each carried out by a class of its own.
  */
 public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQueue, AutoCloseable {
 
@@ -62,42 +61,28 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	private final SettlementStatements settlements;
 
 	/**
-	 * A ledger on the table {@code tool_audit} that redacts the {@linkplain Redaction#defaults() default
-	 * names}.
+	 * A ledger on the table {@code tool_audit} that redacts the {@linkplain Redaction#defaults() default names},
+	 * with neither a replay cache nor write-behind.
 	 */
 	public JdbcLedger(DataSource dataSource) {
 		this(dataSource, TableName.DEFAULT, Redaction.defaults());
 	}
 
-	/**
-	 * A ledger on the given table.
-	 * @param tableName the table, optionally schema-qualified; checked as an SQL identifier
-	 * @param redaction what to remove from arguments before they are stored
-	 * @throws IllegalArgumentException if the table name is not a valid SQL identifier
-	 * @throws IllegalStateException if the database is not supported
-	 */
+	/** A ledger on the given table, with neither a replay cache nor write-behind: see the last constructor. */
 	public JdbcLedger(DataSource dataSource, String tableName, Redaction redaction) {
 		this(dataSource, tableName, redaction, ReplayCache.off());
 	}
 
-	/**
-	 * A ledger on the given table that answers repeats of succeeded calls it has read from memory, as the
-	 * cache allows.
-	 * @param tableName the table, optionally schema-qualified; checked as an SQL identifier
-	 * @param redaction what to remove from arguments before they are stored
-	 * @param replayCache how many succeeded outcomes to keep in memory, and for how long
-	 * @throws IllegalArgumentException if the table name is not a valid SQL identifier
-	 * @throws IllegalStateException if the database is not supported
-	 */
+	/** A ledger on the given table that answers repeats from memory as the cache allows: see the last constructor. */
 	public JdbcLedger(DataSource dataSource, String tableName, Redaction redaction, ReplayCache replayCache) {
 		this(dataSource, tableName, redaction, replayCache, OutcomeWriteBehind.off());
 	}
 
 	/**
-	 * A ledger on the given table that keeps succeeded outcomes as the cache allows, and writes outcomes behind
-	 * their callers where write-behind is on: the outcome's commit leaves the caller's path, and another instance
-	 * sees the call in progress until it is written (see {@link OutcomeWriteBehind}). {@link #close()} writes the
-	 * outcomes still waiting.
+	 * A ledger on the given table that keeps succeeded outcomes in memory as the cache allows, answering repeats
+	 * of them from there, and writes outcomes behind their callers where write-behind is on: the outcome's commit
+	 * leaves the caller's path, and another instance sees the call in progress until it is written (see
+	 * {@link OutcomeWriteBehind}). {@link #close()} writes the outcomes still waiting.
 	 * @param tableName the table, optionally schema-qualified; checked as an SQL identifier
 	 * @param redaction what to remove from arguments before they are stored
 	 * @param replayCache how many succeeded outcomes to keep in memory, and for how long
@@ -112,8 +97,8 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		SettledOutcomes settled = new SettledOutcomes(Objects.requireNonNull(replayCache, "replayCache"));
 		TableName table = TableName.of(tableName);
 		this.redaction = Objects.requireNonNull(redaction, "redaction");
-		this.database = LedgerDatabase.of(dataSource, table);
-		LedgerDatabase db = this.database;
+		LedgerDatabase db = LedgerDatabase.of(dataSource, table);
+		this.database = db;
 		ReplayCounter replays = new ReplayCounter(ReplayCounter.LEDGER_CAPACITY);
 		CallsInFlight inFlight = new CallsInFlight();
 		this.statements = new CallStatements(db);
@@ -155,7 +140,6 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		return TransactionManagers.joins(transactionManager, this.database.dataSource());
 	}
 
-	/** What this ledger removes from arguments before it stores them. */
 	@Override
 	public Redaction redaction() {
 		return this.redaction;
@@ -179,11 +163,11 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 
 	/**
 	 * Records that the claimed call returned, on the row its claim inserted. Only the attempt that holds the
-	 * claim may: if that row is no longer attempting, the outcome someone else recorded meanwhile stays (and if it
-	 * is gone, nothing is written), and the late completion is logged and counted; with one exception. When a reconciler resolved the call {@code failed} while it was still
-	 * running (its instance paused too long to beat, say), that {@code failed} only meant "no effect found
-	 * yet": the success is written over it, with its result, and counted as a {@linkplain #lateSuccesses()
-	 * late success}.
+	 * claim may: if that row is no longer attempting, the outcome someone else recorded meanwhile stays (and if
+	 * it is gone, nothing is written), and the late completion is logged and counted; with one exception. When a
+	 * reconciler resolved the call {@code failed} while it was still running (its instance paused too long to
+	 * beat, say), that {@code failed} only meant "no effect found yet": the success is written over it, with its
+	 * result, and counted as a {@linkplain #lateSuccesses() late success}.
 	 */
 	@Override
 	public boolean recordSucceeded(Claim.Won claim, String resultJson) {
@@ -262,31 +246,21 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		return this.leases.leaseStale(olderThan, limit, leaseFor);
 	}
 
-	/**
-	 * As {@link #leaseStale(Duration, int, Duration)}, for the rows of the given tools only: for tools whose
-	 * calls legitimately run longer than others.
-	 */
 	@Override
 	public List<LedgerEntry> leaseStaleOf(Set<String> tools, Duration olderThan, int limit, Duration leaseFor) {
 		return this.leases.leaseStaleOf(tools, olderThan, limit, leaseFor);
 	}
 
-	/** Resolves a leased row as succeeded: the reconciler found that the call took effect. */
 	@Override
 	public boolean resolveSucceeded(LedgerEntry leased, String resultJson) {
 		return this.leases.resolveSucceeded(leased, resultJson);
 	}
 
-	/** Resolves a leased row as failed: the reconciler found that the call did not take effect. */
 	@Override
 	public boolean resolveFailed(LedgerEntry leased, String error) {
 		return this.leases.resolveFailed(leased, error);
 	}
 
-	/**
-	 * Gives a leased row back unresolved, to be taken again after a pause: the reconcile function could not
-	 * tell this time.
-	 */
 	@Override
 	public boolean postpone(LedgerEntry leased, Duration retryAfter) {
 		return this.leases.postpone(leased, retryAfter);
@@ -301,11 +275,6 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		return this.retention.purgeSettled(retention, batchSize);
 	}
 
-	/**
-	 * Counts a repeat of the call with this key that was answered without a claim of its own: a caller of a
-	 * transactional tool told the call is still in progress because its claim kept losing lock conflicts to
-	 * the running call. Counted as {@link #claim} counts a lost claim, and written with the other counts.
-	 */
 	@Override
 	public void recordReplay(IdempotencyKey key) {
 		this.claims.recordReplay(key);
@@ -359,43 +328,30 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		return this.queries.countAwaitingHuman(attempts);
 	}
 
-	/**
-	 * Unsettled rows as an operator reads them, in the order of their ids: all of them, or those that wait
-	 * for a human. {@code io.idempotency.reconcile.Settlements} pages through them.
-	 */
 	@Override
 	public List<CallRecord> unsettled(String tool, Duration olderThan, int awaitingHumanAfter, long afterId,
 			int limit) {
 		return this.settlements.unsettled(tool, olderThan, awaitingHumanAfter, afterId, limit);
 	}
 
-	/** The row of a key as an operator reads it: with its age, its lease and its last settlement by hand. */
 	@Override
 	public Optional<CallRecord> record(IdempotencyKey key) {
 		return this.settlements.record(key);
 	}
 
-	/**
-	 * Settles a row that waits for a human, by hand; {@code io.idempotency.reconcile.Settlements} checks what
-	 * is written and says why a settlement is refused.
-	 */
 	@Override
 	public boolean settle(IdempotencyKey key, LedgerStatus outcome, String resultJson, String error,
 			int awaitingHumanAfter, String settledBy, String reason) {
 		return this.settlements.settle(key, outcome, resultJson, error, awaitingHumanAfter, settledBy, reason);
 	}
 
-	/** Sends a row that waits for a human back to the reconciler, for another try at its next pass. */
 	@Override
 	public boolean sendBack(IdempotencyKey key, int awaitingHumanAfter, int attempts, String settledBy,
 			String reason) {
 		return this.settlements.sendBack(key, awaitingHumanAfter, attempts, settledBy, reason);
 	}
 
-	/**
-	 * How many calls completed after their row had been resolved by someone else, and whose outcome was
-	 * therefore not written, since this ledger started.
-	 */
+	/** How many calls completed, since this ledger started, after someone else had resolved their row: not written. */
 	public long lateCompletions() {
 		return this.statements.lateCompletions();
 	}
@@ -408,9 +364,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		return this.outcomes.lateSuccesses();
 	}
 
-	/**
-	 * How many outcomes wait to be written behind their callers (always {@code 0} where write-behind is off).
-	 */
+	/** How many outcomes wait to be written behind their callers ({@code 0} where write-behind is off). */
 	public int pendingOutcomes() {
 		return this.outcomes.waitingCount();
 	}
