@@ -35,6 +35,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * <li>Every relative link names a file of the project, and every {@code #anchor} a heading of its page, by
  * GitHub's rule.</li>
  * <li>README.md stays a front door: at most {@value #README_MAX_LINES} lines.</li>
+ * <li>The map of the code in docs/testing.md ("Where things are") names classes that exist, each in the package
+ * it is named with.</li>
  * </ul>
  * Files are read relative to this module's directory, and only inside the project.
  */
@@ -150,6 +152,44 @@ class DocumentationTest {
             }
         }
         assertNone(problems, "Links that lead nowhere");
+    }
+
+    @Test
+    void theMapOfTheCodeNamesClassesThatExist() throws IOException {
+        List<String> lines = page(PROJECT.resolve("docs/testing.md")).lines();
+        int start = lines.indexOf("### Where things are");
+        if (start < 0) {
+            fail("docs/testing.md has no section \"Where things are\"");
+        }
+        Set<String> classes = new TreeSet<>();
+        try (Stream<Path> files = Files.walk(PROJECT)) {
+            files.map((file) -> PROJECT.relativize(file).toString().replace('\\', '/'))
+                .filter((file) -> file.contains("/src/main/java/io/idempotency/") && file.endsWith(".java"))
+                .map((file) -> file.substring(file.indexOf("/io/idempotency/") + "/io/idempotency/".length(),
+                        file.length() - ".java".length()))
+                .forEach(classes::add);
+        }
+        Pattern named = Pattern.compile("^(?:([a-z]\\w*)\\.)?([A-Z]\\w*)$");
+        List<String> problems = new ArrayList<>();
+        int count = 0;
+        for (int i = start + 1; i < lines.size() && !lines.get(i).startsWith("## "); i++) {
+            Matcher span = CODE_SPAN.matcher(lines.get(i));
+            while (span.find()) {
+                Matcher name = named.matcher(span.group(2));
+                if (!name.matches()) {
+                    continue;
+                }
+                count++;
+                String suffix = ((name.group(1) != null) ? name.group(1) + "/" : "") + name.group(2);
+                if (classes.stream().noneMatch((c) -> c.equals(suffix) || c.endsWith("/" + suffix))) {
+                    problems.add("docs/testing.md:" + (i + 1) + ": " + span.group(2));
+                }
+            }
+        }
+        if (count == 0) {
+            fail("The section \"Where things are\" of docs/testing.md names no class");
+        }
+        assertNone(problems, "Classes the map of the code names that do not exist");
     }
 
     @Test
