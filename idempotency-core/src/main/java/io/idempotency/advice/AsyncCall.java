@@ -31,14 +31,22 @@ final class AsyncCall implements Ending {
 
 	private final Observation observation;
 
+	/** Whether the body's stage is waited for on this thread: inside the claim's transaction, which is its. */
+	private final boolean joining;
+
 	/**
 	 * @param recording where the outcome is recorded
 	 * @param observation the call's observation, or {@code null} where observations are off
 	 */
 	AsyncCall(ToolDescriptor tool, Executor recording, Observation observation) {
+		this(tool, recording, observation, false);
+	}
+
+	private AsyncCall(ToolDescriptor tool, Executor recording, Observation observation, boolean joining) {
 		this.tool = tool;
 		this.recording = recording;
 		this.observation = observation;
+		this.joining = joining;
 	}
 
 	/** What follows a stage's completion, on the executor: the call's answer, from its value or failure. */
@@ -65,48 +73,27 @@ final class AsyncCall implements Ending {
 
 	@Override
 	public Object executed(ToolCall call, Execution execution) throws Throwable {
+		if (this.joining) {
+			return execution.joined(call);
+		}
 		return new Started(execution.started(call), execution::completed);
 	}
 
-	/** A repeat of an asynchronous call waits for the running call's outcome holding no thread. */
+	/**
+	 * A repeat of an asynchronous call waits for the running call's outcome holding no thread (inside a
+	 * transaction too: it is answered once that has ended). A wait that fails leaves the call in progress.
+	 */
 	@Override
 	public Object awaited(CallLedger ledger, Claim.InProgress running, Duration bound,
 			Function<Claim, Object> answer) {
 		return new Started(RunningCallWait.awaitOutcome(ledger, running, bound, this.recording),
-				(settled, failure) -> {
-					if (failure != null) {
-						throw failure;
-					}
-					return Repeats.given(answer.apply((Claim) settled));
-				});
+				(settled, failure) -> Repeats.given(answer.apply((failure != null) ? running : (Claim) settled)));
 	}
 
-	/**
-	 * Inside the claim's transaction, which is this thread's, the body's writes belong in it: the body's stage
-	 * is waited for here. A repeat's wait for a running call still holds no thread.
-	 */
+	/** Inside the claim's transaction, which is this thread's, the body's writes belong in it: waited for here. */
 	@Override
 	public Ending inTransaction() {
-		AsyncCall async = this;
-		return new Ending() {
-
-			@Override
-			public Object unclaimed(ToolCall call) throws Throwable {
-				return async.unclaimed(call);
-			}
-
-			@Override
-			public Object executed(ToolCall call, Execution execution) throws Throwable {
-				return execution.joined(call);
-			}
-
-			@Override
-			public Object awaited(CallLedger ledger, Claim.InProgress running, Duration bound,
-					Function<Claim, Object> answer) {
-				return async.awaited(ledger, running, bound, answer);
-			}
-
-		};
+		return new AsyncCall(this.tool, this.recording, this.observation, true);
 	}
 
 	/**

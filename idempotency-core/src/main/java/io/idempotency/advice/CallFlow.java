@@ -31,8 +31,8 @@ import org.springframework.transaction.TransactionException;
  * The flow of one idempotent call, read top-down: find the run, derive the key, claim it, and act on the
  * claim: execute the call that won it ({@link Execution}), wait for a running one, or answer from the row it
  * lost to ({@link Repeats}). How the call ends is its {@link Ending}'s: returned on this thread, or completed as a
- * stage; the flow itself is the same. Its observation begins and ends at the flow's edges, here; the transactional
- * path is {@link TransactionalCalls}'.
+ * stage; the flow itself is the same. Its observation begins here, and ends here or, for a stage, when its ending
+ * completes it; the transactional path is {@link TransactionalCalls}'.
  */
 final class CallFlow {
 
@@ -129,7 +129,7 @@ final class CallFlow {
 
 	/**
 	 * What the call claims: its key in its run, and its arguments as stored; {@code null} for a call outside any
-	 * run that the policy has executed without deduplication (it refuses any other).
+	 * run that the policy lets execute without deduplication (it refuses any other).
 	 */
 	private ClaimRequest request(ToolDescriptor tool, ToolCall call) {
 		Optional<Run> run = call.run(this.runs);

@@ -1,6 +1,5 @@
 package io.idempotency.advice;
 
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
@@ -8,13 +7,12 @@ import io.idempotency.IdempotentInvocation;
 import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.Claim;
 import io.idempotency.ledger.ClaimRequest;
-import io.idempotency.ledger.LedgerStatus;
 import io.idempotency.run.Run;
 
 /**
  * The execution of the one call that won its claim: its body runs as the thread's {@link IdempotentInvocation},
  * and its outcome is recorded on the row the claim inserted, then told ({@link Outcomes}). A failure of the body
- * is recorded and thrown as the body's own.
+ * is thrown as the body's own, once recorded (a transactional tool's rolls its transaction back instead).
  */
 record Execution(Outcomes outcomes, CallLedger ledger, ToolDescriptor tool, ClaimRequest request, Claim.Won claim) {
 
@@ -38,17 +36,15 @@ record Execution(Outcomes outcomes, CallLedger ledger, ToolDescriptor tool, Clai
 	}
 
 	/**
-	 * Records and tells the outcome of a body whose stage completed: its value, or its failure, thrown.
-	 * A stage that was cancelled says nothing of the work behind it, which may have taken effect: unknown.
+	 * Records and tells the outcome of a body whose stage completed: its value, or its failure, thrown. A stage
+	 * that was cancelled says nothing of the work behind it, which may have taken effect: unknown.
 	 */
 	Object completed(Object value, Throwable failure) throws Throwable {
-		if (failure == null) {
-			this.outcomes.succeeded(this, value);
-			return value;
+		if (failure != null) {
+			throw this.outcomes.failed(this, failure);
 		}
-		LedgerStatus outcome = (failure instanceof CancellationException) ? LedgerStatus.UNKNOWN
-				: this.outcomes.classify(failure, this.tool);
-		throw this.outcomes.failed(this, failure, outcome);
+		this.outcomes.succeeded(this, value);
+		return value;
 	}
 
 	/** What a body returns, and what the call makes of it. */
@@ -78,7 +74,7 @@ record Execution(Outcomes outcomes, CallLedger ledger, ToolDescriptor tool, Clai
 			};
 		}
 		catch (Throwable failure) {
-			throw this.outcomes.failed(this, failure, this.outcomes.classify(failure, this.tool));
+			throw this.outcomes.failed(this, failure);
 		}
 		finally {
 			IdempotentInvocation.exit(outer);

@@ -24,18 +24,18 @@ final class FunctionCalls implements IdempotentCalls {
 
 	@Override
 	public <T> T call(IdempotentFunction<T> function, Map<String, ?> arguments, Supplier<? extends T> body) {
-		return call(function, body, new ToolCall.Called(function, arguments, null, null, body));
+		return call(function, body, new ToolCall.Called(function, arguments, false, null, body));
 	}
 
 	@Override
 	public <T> T call(IdempotentFunction<T> function, String argumentsJson, Supplier<? extends T> body) {
-		return call(function, body, new ToolCall.Called(function, null, argumentsJson, null, body));
+		return call(function, body, new ToolCall.Called(function, argumentsJson, true, null, body));
 	}
 
 	@Override
 	public <T> T call(IdempotentFunction<T> function, String argumentsJson, Map<String, ?> toolContext,
 			Supplier<? extends T> body) {
-		return call(function, body, new ToolCall.Called(function, null, argumentsJson, toolContext, body));
+		return call(function, body, new ToolCall.Called(function, argumentsJson, true, toolContext, body));
 	}
 
 	@Override
@@ -45,7 +45,7 @@ final class FunctionCalls implements IdempotentCalls {
 		Objects.requireNonNull(function, "function");
 		Objects.requireNonNull(body, "body");
 		Objects.requireNonNull(recording, "recording");
-		ToolCall call = new ToolCall.Called(function, arguments, null, null, body);
+		ToolCall call = new ToolCall.Called(function, arguments, false, null, body);
 		ToolDescriptor tool = this.registry.function(function);
 		return (CompletionStage<T>) this.interceptor.get().calls().callAsync(tool, call, recording);
 	}

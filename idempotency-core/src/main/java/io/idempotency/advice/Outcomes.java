@@ -35,20 +35,20 @@ final class Outcomes {
 		this.reports = reports;
 	}
 
-	/** The outcome a tool's failure leaves: failed, or unknown where its effect may have happened. */
-	LedgerStatus classify(Throwable failure, ToolDescriptor tool) {
-		return this.failures.classify(failure, tool);
-	}
-
 	/** Records the result of a call that succeeded, and tells it. */
 	void succeeded(Execution call, Object result) {
 		recordSuccess(call.ledger(), call.tool(), call.request(), call.claim(), result);
 		this.reports.tell(call.tool(), call.request(), Answer.EXECUTED);
 	}
 
-	/** Records the failure of a call that won its claim, and tells it; the failure, to throw. */
-	Throwable failed(Execution call, Throwable failure, LedgerStatus outcome) {
+	/**
+	 * Records the failure of a call that won its claim, as failed or unknown where its effect may have happened
+	 * (a cancelled stage's among them), and tells it; the failure, to throw. A transactional call's failure is its
+	 * transaction's, which rolls back: it is told, not recorded.
+	 */
+	Throwable failed(Execution call, Throwable failure) {
 		ToolDescriptor tool = call.tool();
+		LedgerStatus outcome = this.failures.classify(failure, tool);
 		ClaimRequest request = call.request();
 		if (tool.transactional() && DatabaseErrors.isSerializationFailure(failure)) {
 			// Nothing of the call is committed, and TransactionalCalls runs its transaction again.

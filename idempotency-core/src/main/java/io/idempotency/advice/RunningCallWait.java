@@ -19,8 +19,9 @@ import io.idempotency.ledger.LedgerStatus;
  * result a moment later, instead of being told the call is in progress. It reads the call's row again and
  * again (as a repeat made then would be answered: from an outcome that waits here to be written behind its
  * caller, else from the table), with a pause that doubles up to a limit, and holds no connection or lock while
- * it pauses; an asynchronous call's repeat holds no thread either. A row that becomes unknown, or is still
- * running at the bound, stays in progress.
+ * it pauses (but a synchronous transactional tool's repeat, whose claim's transaction stays open meanwhile); an
+ * asynchronous call's repeat holds no thread either. A row that becomes unknown, or is still running at the
+ * bound, stays in progress.
  */
 final class RunningCallWait {
 

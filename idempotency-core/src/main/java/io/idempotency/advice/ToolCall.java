@@ -45,11 +45,12 @@ interface ToolCall {
 	}
 
 	/**
-	 * The call of an idempotent function, with its arguments as a map or as JSON, and the tool context it was
-	 * called with, if any: its run is found there, else where the resolver looks for a call that carries none.
+	 * The call of an idempotent function, with its arguments as a map, or as JSON ({@code json}), and the tool
+	 * context it was called with, if any: its run is found there, else where the resolver looks for a call that
+	 * carries none.
 	 */
-	record Called(IdempotentFunction<?> function, Map<String, ?> arguments, String argumentsJson,
-			Map<String, ?> toolContext, Supplier<?> body) implements ToolCall {
+	record Called(IdempotentFunction<?> function, Object arguments, boolean json, Map<String, ?> toolContext,
+			Supplier<?> body) implements ToolCall {
 
 		@Override
 		public Optional<Run> run(RunResolver runs) {
@@ -57,12 +58,13 @@ interface ToolCall {
 		}
 
 		@Override
+		@SuppressWarnings("unchecked")
 		public CanonicalCall canonicalise(String runId, long maxArgumentsBytes) {
-			return (this.argumentsJson != null)
-					? IdempotencyKeys.canonicalise(this.function.name(), this.argumentsJson, runId, maxArgumentsBytes,
+			return this.json
+					? IdempotencyKeys.canonicalise(this.function.name(), (String) this.arguments, runId, maxArgumentsBytes,
 							this.function.keyArguments())
-					: IdempotencyKeys.canonicalise(this.function.name(), this.arguments, runId, maxArgumentsBytes,
-							this.function.keyArguments());
+					: IdempotencyKeys.canonicalise(this.function.name(), (Map<String, ?>) this.arguments, runId,
+							maxArgumentsBytes, this.function.keyArguments());
 		}
 
 		@Override

@@ -8,7 +8,11 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -30,7 +34,11 @@ import io.idempotency.key.IdempotencyKey;
 import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.key.InvalidArgumentsException;
 import io.idempotency.test.InMemoryLedger;
+import io.idempotency.ledger.CallLedger;
+import io.idempotency.ledger.Claim;
+import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.ledger.LedgerEntry;
+import io.idempotency.ledger.Redaction;
 import io.idempotency.ledger.LedgerStatus;
 import io.idempotency.reconcile.Reconciler;
 import io.idempotency.reconcile.ReconcilerSettings;
@@ -157,6 +165,101 @@ class IdempotentFunctionTest {
 
 		assertThat(this.ledger.entries()).isEmpty();
 		assertThat(this.opened).hasValue(0);
+	}
+
+	@Test
+	void nullJsonArgumentsAreRefusedAsJsonBeforeAnythingIsClaimed() {
+		assertThatExceptionOfType(InvalidArgumentsException.class)
+			.isThrownBy(() -> inRun("r1", () -> this.calls.call(this.openTicket, (String) null, () -> null)))
+			.withMessageContaining("must be a JSON object, but are null");
+		assertThatExceptionOfType(InvalidArgumentsException.class)
+			.isThrownBy(() -> inRun("r1", () -> this.calls.call(this.openTicket, (String) null, Map.of(), () -> null)))
+			.withMessageContaining("must be a JSON object, but are null");
+
+		assertThat(this.ledger.entries()).isEmpty();
+		assertThat(this.told).extracting(IdempotentCall::answer)
+			.containsExactly(Answer.REFUSED_INVALID_ARGUMENTS, Answer.REFUSED_INVALID_ARGUMENTS);
+	}
+
+	@Test
+	void anAsynchronousRepeatWhoseWaitForTheRunningCallFailsIsToldInProgressOnce() throws Exception {
+		IdempotentFunction<String> sendInvoice = IdempotentFunction.builder("send_invoice", String.class)
+			.reconcile((key, arguments) -> Reconciliation.notFound())
+			.waitForRunning(Duration.ofSeconds(5))
+			.build();
+		AtomicInteger reads = new AtomicInteger();
+		CallLedger failingReads = new CallLedger() {
+
+			@Override
+			public Claim claim(ClaimRequest request) {
+				return IdempotentFunctionTest.this.ledger.claim(request);
+			}
+
+			@Override
+			public boolean recordSucceeded(Claim.Won claim, String resultJson) {
+				return IdempotentFunctionTest.this.ledger.recordSucceeded(claim, resultJson);
+			}
+
+			@Override
+			public boolean recordSucceededWithoutResult(Claim.Won claim, String reason) {
+				return IdempotentFunctionTest.this.ledger.recordSucceededWithoutResult(claim, reason);
+			}
+
+			@Override
+			public boolean recordFailed(Claim.Won claim, String error) {
+				return IdempotentFunctionTest.this.ledger.recordFailed(claim, error);
+			}
+
+			@Override
+			public boolean recordUnknown(Claim.Won claim, String error) {
+				return IdempotentFunctionTest.this.ledger.recordUnknown(claim, error);
+			}
+
+			@Override
+			public void recordReplay(IdempotencyKey key) {
+				IdempotentFunctionTest.this.ledger.recordReplay(key);
+			}
+
+			@Override
+			public Optional<LedgerEntry> findLatest(IdempotencyKey key) {
+				reads.incrementAndGet();
+				throw new AssertionError("the row cannot be read");
+			}
+
+			@Override
+			public Redaction redaction() {
+				return IdempotentFunctionTest.this.ledger.redaction();
+			}
+
+		};
+		try (AnnotationConfigApplicationContext failing = new AnnotationConfigApplicationContext()) {
+			failing.registerBean(CallLedger.class, () -> failingReads);
+			failing.registerBean(IdempotentCallListener.class, () -> this.told::add);
+			failing.register(OrderTools.Enabled.class);
+			failing.refresh();
+			IdempotentCalls calls = failing.getBean(IdempotentCalls.class);
+			calls.register(sendInvoice);
+			CompletableFuture<String> provider = new CompletableFuture<>();
+			ExecutorService recording = Executors.newSingleThreadExecutor();
+			try {
+				Run run = new Run("r-wait", "u1");
+				CompletionStage<String> first = RunContext.supply(run,
+						() -> calls.callAsync(sendInvoice, Map.of("invoice", "INV-1"), () -> provider, recording));
+				CompletionStage<String> repeat = RunContext.supply(run,
+						() -> calls.callAsync(sendInvoice, Map.of("invoice", "INV-1"), () -> provider, recording));
+
+				assertThatExceptionOfType(CompletionException.class)
+					.isThrownBy(() -> repeat.toCompletableFuture().join())
+					.withCauseInstanceOf(ToolCallInProgressException.class);
+				assertThat(reads).hasValue(1);
+				provider.complete("sent");
+				assertThat(first.toCompletableFuture().join()).isEqualTo("sent");
+			}
+			finally {
+				recording.shutdown();
+			}
+		}
+		assertThat(this.told).extracting(IdempotentCall::answer).containsExactly(Answer.IN_PROGRESS, Answer.EXECUTED);
 	}
 
 	@Test
