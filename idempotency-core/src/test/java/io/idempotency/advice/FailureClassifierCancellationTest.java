@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A tool that names its own definite failures ({@code failedOn = IllegalStateException.class}, "the order is in
  * a state that refuses it") and whose wait is cancelled after it handed its work on: a
  * {@link CancellationException} is an {@code IllegalStateException}. The asynchronous path records a cancelled
- * body {@code unknown} whatever {@code failedOn} says (IdempotentToolInterceptor.recordOutcome); the synchronous
+ * body {@code unknown} whatever {@code failedOn} says (Outcomes.failed, through this classifier); the synchronous
  * path must not record the same cancellation {@code failed}, which a repeat would then answer as a definite
  * failure and the model would retry, doing the work twice.
  */
