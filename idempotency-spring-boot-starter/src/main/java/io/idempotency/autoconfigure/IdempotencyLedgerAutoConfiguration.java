@@ -68,6 +68,8 @@ public class IdempotencyLedgerAutoConfiguration {
 	@ConditionalOnMissingBean
 	IdempotencyMaintenance idempotencyMaintenance(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler,
 			IdempotencyProperties properties, ObjectProvider<ThreadPoolTaskSchedulerBuilder> schedulers) {
+		// The heartbeat it schedules keeps one connection of the ledger's pool for itself.
+		LedgerPoolSize.check(ledger.dataSource());
 		return new IdempotencyMaintenance(ledger, reconciler, properties,
 				schedulers.getIfAvailable(ThreadPoolTaskSchedulerBuilder::new));
 	}
