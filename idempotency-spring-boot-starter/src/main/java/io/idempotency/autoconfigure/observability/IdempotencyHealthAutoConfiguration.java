@@ -76,6 +76,14 @@ public class IdempotencyHealthAutoConfiguration {
 					health.staleAfter(), health.timeout(), answers::byKind);
 		}
 
+		/** Over HTTP, a ledger that does not answer within the timeout is 503, not a server error. */
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension")
+		IdempotencyEndpointWebExtension idempotencyEndpointWebExtension(IdempotencyEndpoint endpoint) {
+			return new IdempotencyEndpointWebExtension(endpoint);
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -20,15 +20,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 import io.idempotency.autoconfigure.IdempotencyLedgerAutoConfiguration;
+import io.idempotency.autoconfigure.observability.IdempotencyEndpointWebExtension.Unavailable;
 import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.ledger.ClaimRequest;
 import io.idempotency.ledger.JdbcLedger;
 import io.idempotency.ledger.LedgerSchema;
 import io.idempotency.ledger.Redaction;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -147,6 +150,14 @@ abstract class LockedLedgerContractTests {
 				IdempotencyEndpoint endpoint = context.getBean(IdempotencyEndpoint.class);
 				assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> within(endpoint::report))
 					.withMessageContaining("did not answer within PT1S");
+				WebEndpointResponse<Object> overHttp = within(
+						context.getBean(IdempotencyEndpointWebExtension.class)::report);
+				assertThat(overHttp.getStatus()).as("over HTTP: the ledger cannot be read now").isEqualTo(503);
+				assertThat(overHttp.getBody()).asInstanceOf(InstanceOfAssertFactories.type(Unavailable.class))
+					.satisfies((unavailable) -> {
+						assertThat(unavailable.unavailable()).isEqualTo("ledger_not_answering");
+						assertThat(unavailable.message()).contains("did not answer within PT1S");
+					});
 				// The readings' own threads: the maintenance's ("idempotency-1", ...) hold the heartbeat's connection
 				// beside what their other tasks take.
 				assertThat(pool.mostHeldBy("idempotency-health")).as("connections reading health's counts at once")
