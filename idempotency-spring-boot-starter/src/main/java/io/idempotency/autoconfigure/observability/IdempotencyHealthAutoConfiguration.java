@@ -19,9 +19,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.ConfigurationCondition;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * The health indicator, the {@code idempotency} Actuator endpoint and the {@code idempotencycalls} endpoint of
@@ -76,10 +82,13 @@ public class IdempotencyHealthAutoConfiguration {
 					health.staleAfter(), health.timeout(), answers::byKind);
 		}
 
-		/** Over HTTP, a ledger that does not answer within the timeout is 503, not a server error. */
+		/**
+		 * Over HTTP, a ledger that does not answer within the timeout is 503, not a server error; unless the
+		 * application extends the endpoint over the web itself (an endpoint takes one extension).
+		 */
 		@Bean
-		@ConditionalOnMissingBean
 		@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension")
+		@Conditional(NoOtherWebExtension.class)
 		IdempotencyEndpointWebExtension idempotencyEndpointWebExtension(IdempotencyEndpoint endpoint) {
 			return new IdempotencyEndpointWebExtension(endpoint);
 		}
@@ -102,6 +111,31 @@ public class IdempotencyHealthAutoConfiguration {
 		@Bean
 		OperationFilter<WebOperation> idempotencyCallsAccess(Environment environment) {
 			return new IdempotencyCallsAccess(environment);
+		}
+
+	}
+
+	/** No bean of the application's extends {@link IdempotencyEndpoint} over the web. */
+	static final class NoOtherWebExtension implements ConfigurationCondition {
+
+		@Override
+		public ConfigurationPhase getConfigurationPhase() {
+			return ConfigurationPhase.REGISTER_BEAN;
+		}
+
+		@Override
+		public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			ConfigurableListableBeanFactory beans = context.getBeanFactory();
+			if (beans == null) {
+				return true;
+			}
+			for (String name : beans.getBeanNamesForAnnotation(EndpointWebExtension.class)) {
+				EndpointWebExtension extension = beans.findAnnotationOnBean(name, EndpointWebExtension.class, false);
+				if (extension != null && extension.endpoint() == IdempotencyEndpoint.class) {
+					return false;
+				}
+			}
+			return true;
 		}
 
 	}
