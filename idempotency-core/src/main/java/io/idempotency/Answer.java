@@ -76,7 +76,17 @@ public enum Answer {
 	 * Refused: a repeat with the key of an earlier call but other details, of a tool that refuses those; nothing
 	 * was executed.
 	 */
-	REFUSED_DIFFERENT_DETAILS("refused_different_details", null);
+	REFUSED_DIFFERENT_DETAILS("refused_different_details", null),
+
+	/**
+	 * The call needs a person's approval before it is carried out, and waits for it: nothing was executed. Its
+	 * repeats are answered the same until a person decides; once approved, the next call of the same action in
+	 * its run executes it.
+	 */
+	AWAITING_APPROVAL("awaiting_approval", null),
+
+	/** Refused: a person rejected the call, or nobody approved it in time; nothing was executed. */
+	REFUSED_NOT_APPROVED("refused_not_approved", null);
 
 	private final String kind;
 
@@ -105,6 +115,8 @@ public enum Answer {
 		return switch (this) {
 			case PREVIOUS_ATTEMPT_FAILED -> previousAttemptFailed(null);
 			case IN_PROGRESS -> inProgress(null);
+			case AWAITING_APPROVAL -> awaitingApproval(null);
+			case REFUSED_NOT_APPROVED -> notApproved(false, null);
 			default -> this.message;
 		};
 	}
@@ -124,6 +136,19 @@ public enum Answer {
 		return "This action was started earlier in this run" + (since != null ? " (at " + since + ")" : "")
 				+ " and is still in progress, or its outcome is being checked. It was not started again. Do not"
 				+ " retry it: report that it is pending.";
+	}
+
+	static String awaitingApproval(String reason) {
+		String why = (reason == null || reason.isBlank()) ? "" : " (" + reason.strip() + ")";
+		return "Not done yet: a person must approve this action before it is carried out" + why + ", and nothing has"
+				+ " been done so far. Do not call it again: tell the user that it awaits approval.";
+	}
+
+	static String notApproved(boolean expired, String reason) {
+		String why = (reason == null || reason.isBlank()) ? "" : " (" + reason.strip() + ")";
+		return (expired ? "Not done: nobody approved this action in time" : "Not done: a person did not approve this action")
+				+ why + ", so it was not carried out, and it will not be. Do not retry it: tell the user that it was not"
+				+ " approved" + (why.isEmpty() ? "." : ", and why.");
 	}
 
 	/** Whether the call repeats an earlier one of its run and was answered from it, not executed again. */
@@ -147,6 +172,14 @@ public enum Answer {
 		return "Not done: this action was already done earlier in this run with other details, and this call's"
 				+ " details differ from it: " + String.join(", ", details) + ". Nothing was done again, and the new"
 				+ " details were not applied. Report the earlier action, and that these details were not applied.";
+	}
+
+	/**
+	 * Whether the call was not executed and is answered by the library: a repeat, a refusal, or a call that waits
+	 * for a person's approval.
+	 */
+	public boolean isNotExecuted() {
+		return isRepeat() || isRefusal() || this == AWAITING_APPROVAL;
 	}
 
 	/** Whether the library refused the call before executing anything. */

@@ -43,11 +43,12 @@ public record IdempotentCall(String tool, String toolCallName, IdempotencyKey ke
 	}
 
 	/**
-	 * Whether the call ended without executing the tool: a repeat answered from an earlier call, or a refusal.
+	 * Whether the call ended without executing the tool: a repeat answered from an earlier call, a refusal, or a
+	 * call that waits for a person's approval.
 	 * Such an answer is the library's, to be told to the model; any other is the tool's own.
 	 */
 	public boolean notExecuted() {
-		return this.answer.isRepeat() || this.answer.isRefusal();
+		return this.answer.isNotExecuted();
 	}
 
 	/** The message the model reads with this call's answer, its different details named; {@code null} if none. */

@@ -56,6 +56,10 @@ public final class IdempotentFunction<T> {
 
 	private final DifferentDetails onDifferentDetails;
 
+	private final boolean requiresApproval;
+
+	private final ApprovalRule approvalRule;
+
 	private IdempotentFunction(Builder<T> builder) {
 		this.name = builder.name;
 		this.resultType = builder.resultType;
@@ -67,6 +71,8 @@ public final class IdempotentFunction<T> {
 		this.waitForRunning = builder.waitForRunning;
 		this.keyArguments = builder.keyArguments;
 		this.onDifferentDetails = builder.onDifferentDetails;
+		this.requiresApproval = builder.requiresApproval;
+		this.approvalRule = builder.approvalRule;
 	}
 
 	/**
@@ -145,6 +151,33 @@ public final class IdempotentFunction<T> {
 		return "IdempotentFunction[" + this.name + "]";
 	}
 
+	/** Whether every call needs a person's approval before it executes, as {@link IdempotentTool#requiresApproval()}. */
+	public boolean requiresApproval() {
+		return this.requiresApproval;
+	}
+
+	/** What says which calls need a person's approval; {@code null} when none or every call does. */
+	public ApprovalRule approvalRule() {
+		return this.approvalRule;
+	}
+
+	/**
+	 * Says whether one call of a function needs a person's approval before it executes, as an annotated tool's
+	 * {@link IdempotentTool#approval()} method does. It is asked before the call is claimed; if it throws, the call
+	 * fails and nothing is claimed or executed.
+	 */
+	@FunctionalInterface
+	public interface ApprovalRule {
+
+		/**
+		 * @param arguments the call's arguments
+		 * @return whether the call needs approval, and why; never {@code null}
+		 * @throws Exception when it cannot tell: the call fails, and nothing is claimed
+		 */
+		Approval ask(Map<String, Object> arguments) throws Exception;
+
+	}
+
 	/**
 	 * Answers "did this call happen?" for a call of the function whose outcome is unknown, as a reconcile
 	 * method does for an annotated tool.
@@ -193,6 +226,10 @@ public final class IdempotentFunction<T> {
 		private KeyArguments keyArguments = KeyArguments.all();
 
 		private DifferentDetails onDifferentDetails = DifferentDetails.REPLAY;
+
+		private boolean requiresApproval;
+
+		private ApprovalRule approvalRule;
 
 		private Builder(String name, ResolvableType resultType) {
 			this.name = name;
@@ -288,6 +325,21 @@ public final class IdempotentFunction<T> {
 			return this;
 		}
 
+		/** Every call needs a person's approval before it executes, as {@link IdempotentTool#requiresApproval()}. */
+		public Builder<T> requiresApproval() {
+			this.requiresApproval = true;
+			return this;
+		}
+
+		/**
+		 * The calls this rule says need a person's approval do, before they execute, as an annotated tool's
+		 * {@link IdempotentTool#approval()} method says.
+		 */
+		public Builder<T> approval(ApprovalRule rule) {
+			this.approvalRule = Objects.requireNonNull(rule, "rule");
+			return this;
+		}
+
 		private KeyArguments chosenOnce(KeyArguments chosen) {
 			if (!this.keyArguments.isAll()) {
 				throw new IllegalArgumentException("Function '" + this.name + "': its key's arguments are chosen once,"
@@ -317,6 +369,10 @@ public final class IdempotentFunction<T> {
 			if (this.reconcile != null && this.transactional) {
 				problems.add("has a reconcile function and is transactional: a transactional call's outcome is never"
 						+ " unknown, so it has nothing to reconcile. Choose one");
+			}
+			if (this.requiresApproval && this.approvalRule != null) {
+				problems.add("has requiresApproval() and an approval rule: either every call needs approval, or the rule"
+						+ " says which do. Choose one");
 			}
 			if (!problems.isEmpty()) {
 				throw new IllegalArgumentException("Function '" + this.name + "' " + String.join("; ", problems));

@@ -137,4 +137,22 @@ public @interface IdempotentTool {
 	 */
 	DifferentDetails onDifferentDetails() default DifferentDetails.REPLAY;
 
+	/**
+	 * Whether every call needs a person's approval before it is carried out. The first call of an action in a
+	 * run is claimed as waiting for approval and executes nothing; the model is told that it awaits approval,
+	 * and so is every repeat, until a person approves or rejects it ({@code io.idempotency.reconcile.Approvals}).
+	 * Once approved, the same call in the same run (the agent resumed, on any instance) executes it, once. Not
+	 * with {@link #approval()}.
+	 */
+	boolean requiresApproval() default false;
+
+	/**
+	 * The name of a method of the same bean that says whether a call needs a person's approval, as
+	 * {@link #requiresApproval()} describes: for example, a quote over 1,000 units does, a smaller one does not.
+	 * It returns {@code boolean}, or {@link Approval} to give the reason the person deciding reads, and takes, in
+	 * any order, the call's {@link io.idempotency.key.IdempotencyKey} and any of the tool's parameters by name.
+	 * It is asked before the call is claimed; if it throws, the call fails and nothing is claimed or executed.
+	 */
+	String approval() default "";
+
 }

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 
 /**
  * A tool's answer in a form that tells the model what happened: executed now, replayed from earlier in
- * the run, already failed, or still in progress. An {@link IdempotentTool} that returns
+ * the run, already failed, still in progress, or waiting for a person's approval. An {@link IdempotentTool} that returns
  * {@code ToolResult<T>} returns {@link #of(Object)}; the library answers repeats with the other kinds,
  * instead of exceptions.
  *
@@ -56,6 +56,24 @@ public record ToolResult<T>(boolean ok, T data, boolean replayed, Answer kind, S
 	/** The answer to a repeat of an action still running, or whose outcome is unknown, since it started. */
 	public static <T> ToolResult<T> inProgress(Instant since) {
 		return new ToolResult<>(false, null, true, Answer.IN_PROGRESS, Answer.inProgress(since), since);
+	}
+
+	/**
+	 * The answer to a call that waits for a person's approval: nothing was done yet.
+	 * @param reason why it needs approval, as the tool said, or {@code null}
+	 */
+	public static <T> ToolResult<T> awaitingApproval(String reason) {
+		return new ToolResult<>(false, null, false, Answer.AWAITING_APPROVAL, Answer.awaitingApproval(reason), null);
+	}
+
+	/**
+	 * The answer to a call that a person rejected, or that nobody approved in time: not done, and not to be.
+	 * @param expired whether nobody decided in time
+	 * @param reason the person's reason, or why it expired
+	 */
+	public static <T> ToolResult<T> notApproved(boolean expired, String reason) {
+		return new ToolResult<>(false, null, false, Answer.REFUSED_NOT_APPROVED, Answer.notApproved(expired, reason),
+				null);
 	}
 
 }

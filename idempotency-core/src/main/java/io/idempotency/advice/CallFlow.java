@@ -113,7 +113,10 @@ final class CallFlow {
 		return async.settle(answer);
 	}
 
-	/** The run, the key, the claim; then the ending executes, waits or answers. */
+	/**
+	 * The run, the key, whether a person must approve the call first, the claim; then the ending executes, waits
+	 * or answers.
+	 */
 	private Object flow(ToolDescriptor tool, ToolCall call, Ending ending) throws Throwable {
 		ClaimRequest request = request(tool, call);
 		if (request == null) {
@@ -131,7 +134,7 @@ final class CallFlow {
 	 * What the call claims: its key in its run, and its arguments as stored; {@code null} for a call outside any
 	 * run that the policy lets execute without deduplication (it refuses any other).
 	 */
-	private ClaimRequest request(ToolDescriptor tool, ToolCall call) {
+	private ClaimRequest request(ToolDescriptor tool, ToolCall call) throws Exception {
 		Optional<Run> run = call.run(this.runs);
 		if (run.isEmpty()) {
 			allowWithoutRun(tool);
@@ -146,7 +149,24 @@ final class CallFlow {
 			throw ex;
 		}
 		return new ClaimRequest(canonical.key(), run.get().runId(), run.get().userId(), tool.name(),
-				canonical.arguments(), tool.sensitive());
+				canonical.arguments(), tool.sensitive(), approvalReason(tool, call, canonical));
+	}
+
+	/**
+	 * Why the call needs a person's approval before it executes, or {@code null}: asked before the claim, so an
+	 * approval method that throws fails the call with nothing claimed.
+	 */
+	private static String approvalReason(ToolDescriptor tool, ToolCall call, CanonicalCall canonical) throws Exception {
+		if (!tool.approval().isNeeded()) {
+			return null;
+		}
+		String reason = tool.approval().reasonFor(call.target(), canonical);
+		if (reason != null && reason.length() > io.idempotency.Approval.MAX_REASON_LENGTH) {
+			throw new IllegalStateException("Tool '" + tool.name() + "' gave a reason for approval "
+					+ reason.length() + " characters long; the ledger keeps at most "
+					+ io.idempotency.Approval.MAX_REASON_LENGTH);
+		}
+		return reason;
 	}
 
 	/** A call outside any run: refused, or told it is executed without deduplication where the policy says so. */

@@ -21,7 +21,10 @@ import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.core.ResolvableType;
 import org.springframework.util.ReflectionUtils;
 
-/** How the reconciler's question reaches a tool: a reconcile method on its bean, or a function's. */
+/**
+ * How the reconciler's question reaches a tool: a reconcile method on its bean, or a function's. An approval
+ * method is asked the same way ({@link ApprovalNeed}).
+ */
 final class ReconcileQuestions {
 
 	/** The mapper that wrote the stored arguments, and so the one that reads them back. */
@@ -40,34 +43,55 @@ final class ReconcileQuestions {
 	static ReconcileMethod.Question method(Supplier<Object> beans, Method reconcile) {
 		return (key, arguments) -> {
 			Object bean = beans.get();
-			Parameter[] parameters = reconcile.getParameters();
-			Object[] values = new Object[parameters.length];
-			for (int i = 0; i < parameters.length; i++) {
-				if (parameters[i].getType().equals(IdempotencyKey.class)) {
-					values[i] = key;
-				}
-				else {
-					JsonNode value = arguments.get(parameters[i].getName());
-					ResolvableType type = ResolvableType.forMethodParameter(reconcile, i, bean.getClass());
-					values[i] = (value == null || value.isNull()) ? null
-							: ARGUMENTS.convertValue(value, ARGUMENTS.getTypeFactory().constructType(type.getType()));
-				}
-			}
 			// A public method through the proxy (so its own advice applies), anything else on the target itself.
 			Object target = bean;
 			if (!Modifier.isPublic(reconcile.getModifiers())) {
 				Object singleton = AopProxyUtils.getSingletonTarget(target);
 				target = (singleton != null) ? singleton : target;
 			}
-			ReflectionUtils.makeAccessible(reconcile);
-			try {
-				return (Reconciliation<?>) reconcile.invoke(target, values);
-			}
-			catch (InvocationTargetException ex) {
-				ReflectionUtils.rethrowRuntimeException(ex.getTargetException());
-				throw new IllegalStateException(ex.getTargetException());
-			}
+			return (Reconciliation<?>) invoke(reconcile, target, bean.getClass(), key, arguments);
 		};
+	}
+
+	/**
+	 * Invokes a method of a tool's bean that takes, in any order, the call's key and any of the tool's arguments
+	 * by name: each parameter is the argument of its name, read as the parameter's type, or the key.
+	 */
+	static Object invoke(Method method, Object target, Class<?> beanClass, IdempotencyKey key, JsonNode arguments) {
+		Parameter[] parameters = method.getParameters();
+		Object[] values = new Object[parameters.length];
+		for (int i = 0; i < parameters.length; i++) {
+			if (parameters[i].getType().equals(IdempotencyKey.class)) {
+				values[i] = key;
+			}
+			else {
+				JsonNode value = arguments.get(parameters[i].getName());
+				ResolvableType type = ResolvableType.forMethodParameter(method, i, beanClass);
+				values[i] = (value == null || value.isNull()) ? null
+						: ARGUMENTS.convertValue(value, ARGUMENTS.getTypeFactory().constructType(type.getType()));
+			}
+		}
+		ReflectionUtils.makeAccessible(method);
+		try {
+			return method.invoke(target, values);
+		}
+		catch (InvocationTargetException ex) {
+			ReflectionUtils.rethrowRuntimeException(ex.getTargetException());
+			throw new IllegalStateException(ex.getTargetException());
+		}
+		catch (IllegalAccessException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/** Arguments as stored or canonicalised, as the map a function's own questions take. */
+	static Map<String, Object> asMap(JsonNode arguments) {
+		return ARGUMENTS.convertValue(arguments, MAP);
+	}
+
+	/** Arguments as JSON text, read by the mapper that wrote them. */
+	static JsonNode read(String arguments) {
+		return ARGUMENTS.readTree(arguments);
 	}
 
 	/**
@@ -76,7 +100,7 @@ final class ReconcileQuestions {
 	 */
 	static ReconcileMethod.Question function(IdempotentFunction.Reconcile<?> reconcile, boolean envelope) {
 		return (key, arguments) -> {
-			Reconciliation<?> answer = reconcile.reconcile(key, ARGUMENTS.convertValue(arguments, MAP));
+			Reconciliation<?> answer = reconcile.reconcile(key, asMap(arguments));
 			if (envelope && answer != null && answer.tookEffect() && answer.result() instanceof ToolResult<?> result) {
 				return Reconciliation.found(result.data());
 			}

@@ -4,9 +4,11 @@ import java.util.List;
 import java.util.Optional;
 
 import io.idempotency.Answer;
+import io.idempotency.AwaitingApprovalException;
 import io.idempotency.DifferentDetails;
 import io.idempotency.DifferentDetailsException;
 import io.idempotency.IdempotencyConflictException;
+import io.idempotency.NotApprovedException;
 import io.idempotency.PreviousAttemptFailedException;
 import io.idempotency.ResultNotStoredException;
 import io.idempotency.ToolCallInProgressException;
@@ -21,7 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Answers a call that lost its claim, from the row it lost to: the stored result (a replay), or a refusal
- * that says why it was not executed again (in progress, a previous failure, another user's key). A tool that
+ * that says why it was not executed again (in progress, a previous failure, another user's key, waiting for a
+ * person's approval or not approved). A call whose claim made a row that waits for approval is answered here too:
+ * nothing executes until a person approves it. A tool that
  * returns {@link ToolResult} is answered with one; others with the result or an exception, which is carried as
  * a {@link Refusal} until the call is out of any transaction it ran in, and thrown only then ({@link #given}).
  */
@@ -66,6 +70,20 @@ final class Repeats {
 				return ToolResult.previousAttemptFailed(failed.error());
 			}
 			return new Refusal(new PreviousAttemptFailedException(tool.name(), failed.error()));
+		}
+		if (claim instanceof Claim.AwaitingApproval awaiting) {
+			this.reports.tell(tool, request, Answer.AWAITING_APPROVAL);
+			if (tool.envelope()) {
+				return ToolResult.awaitingApproval(awaiting.reason());
+			}
+			return new Refusal(new AwaitingApprovalException(tool.name(), awaiting.reason()));
+		}
+		if (claim instanceof Claim.NotApproved notApproved) {
+			this.reports.tell(tool, request, Answer.REFUSED_NOT_APPROVED);
+			if (tool.envelope()) {
+				return ToolResult.notApproved(notApproved.expired(), notApproved.reason());
+			}
+			return new Refusal(new NotApprovedException(tool.name(), notApproved.expired(), notApproved.reason()));
 		}
 		if (claim instanceof Claim.InProgress inProgress) {
 			this.reports.tell(tool, request, Answer.IN_PROGRESS);

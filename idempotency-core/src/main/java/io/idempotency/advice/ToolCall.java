@@ -23,6 +23,9 @@ interface ToolCall {
 	/** Runs the tool's body; its exceptions are the tool's own. */
 	Object proceed() throws Throwable;
 
+	/** The bean the tool's method is invoked on, which its approval method is asked on; {@code null} for a function. */
+	Object target();
+
 	/** The call of an annotated tool method, as the advice intercepted it. */
 	record Invoked(ToolDescriptor tool, MethodInvocation invocation) implements ToolCall {
 
@@ -40,6 +43,11 @@ interface ToolCall {
 		@Override
 		public Object proceed() throws Throwable {
 			return this.invocation.proceed();
+		}
+
+		@Override
+		public Object target() {
+			return this.invocation.getThis();
 		}
 
 	}
@@ -70,6 +78,11 @@ interface ToolCall {
 		@Override
 		public Object proceed() {
 			return this.body.get();
+		}
+
+		@Override
+		public Object target() {
+			return null;
 		}
 
 	}

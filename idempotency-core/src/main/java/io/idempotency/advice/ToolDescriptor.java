@@ -35,13 +35,13 @@ import org.springframework.util.ClassUtils;
 
 /**
  * An idempotent tool, parsed once and checked: its name, how its results are stored and replayed, how its
- * failures are classified, and how it is reconciled. An {@link IdempotentTool} method has its method and
+ * failures are classified, how it is reconciled, and which of its calls need a person's approval. An {@link IdempotentTool} method has its method and
  * reconcile method; an {@link IdempotentFunction} has neither ({@code null}).
  */
 record ToolDescriptor(Method method, String name, String toolCallName, boolean envelope, ResolvableType dataType, boolean returnsNothing,
 		Method reconcile, boolean transactional, List<Class<? extends Throwable>> unknownOn,
 		List<Class<? extends Throwable>> failedOn, Set<String> sensitive, Duration waitForRunning,
-		KeyArguments keyArguments, DifferentDetails onDifferentDetails) {
+		KeyArguments keyArguments, DifferentDetails onDifferentDetails, ApprovalNeed approval) {
 
 	private static final String SPRING_AI_TOOL = "org.springframework.ai.tool.annotation.Tool";
 
@@ -80,15 +80,16 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 		sensitive.addAll(writeOnlyMembers(method));
 		Method reconcile = null;
 		if (!annotation.transactional()) {
-			reconcile = reconcileMethod(annotation.reconcile(), method, targetClass, dataType, sensitive, found);
+			reconcile = ReconcileMethodCheck.find(annotation.reconcile(), method, targetClass, dataType, sensitive, found);
 		}
 		Duration waitForRunning = waitForRunning(annotation.waitForRunning(), found);
 		checkWaitForRunning(waitForRunning, annotation.transactional(), found);
 		KeyArguments keyArguments = keyArguments(annotation, method, found);
+		ApprovalNeed approval = ApprovalNeed.of(annotation, name, method, targetClass, found);
 		found.forEach((problem) -> problems.add(where + " " + problem));
 		return new ToolDescriptor(method, name, toolCallName(method), returnType, reconcile, annotation.transactional(),
 				List.of(annotation.unknownOn()), List.of(annotation.failedOn()), Set.copyOf(sensitive), waitForRunning,
-				keyArguments, annotation.onDifferentDetails());
+				keyArguments, annotation.onDifferentDetails(), approval);
 	}
 
 	/**
@@ -105,7 +106,7 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 		found.forEach((problem) -> problems.add("Function '" + name + "' " + problem));
 		return new ToolDescriptor(null, name, name, returnType, null, function.transactional(), function.unknownOn(),
 				function.failedOn(), function.sensitive(), function.waitForRunning(), function.keyArguments(),
-				function.onDifferentDetails());
+				function.onDifferentDetails(), ApprovalNeed.of(function));
 	}
 
 	/**
@@ -214,10 +215,11 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 	private ToolDescriptor(Method method, String name, String toolCallName, ResolvableType returnType, Method reconcile,
 			boolean transactional, List<Class<? extends Throwable>> unknownOn, List<Class<? extends Throwable>> failedOn,
 			Set<String> sensitive, Duration waitForRunning, KeyArguments keyArguments,
-			DifferentDetails onDifferentDetails) {
+			DifferentDetails onDifferentDetails, ApprovalNeed approval) {
 		this(method, name, toolCallName, ToolResult.class.equals(returnType.resolve()), dataTypeOf(returnType),
 				void.class.equals(returnType.resolve()) || Void.class.equals(returnType.resolve()), reconcile,
-				transactional, unknownOn, failedOn, sensitive, waitForRunning, keyArguments, onDifferentDetails);
+				transactional, unknownOn, failedOn, sensitive, waitForRunning, keyArguments, onDifferentDetails,
+				approval);
 	}
 
 	/** The type of the data a result of this type carries: a {@code ToolResult}'s own, else the type itself. */
@@ -322,76 +324,6 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 			}
 		}
 		return false;
-	}
-
-	private static Method reconcileMethod(String reconcileName, Method tool, Class<?> targetClass,
-			ResolvableType dataType, Set<String> sensitive, List<String> problems) {
-		if (reconcileName.isBlank()) {
-			problems.add("has no reconcile method. Every idempotent tool must answer \"did this happen?\" for a call"
-					+ " whose outcome is unknown: name a method with @IdempotentTool(reconcile = \"...\") that returns"
-					+ " Reconciliation<T>, or make the tool transactional if its effect is a write to the ledger's"
-					+ " database");
-			return null;
-		}
-		List<Method> candidates = Arrays.stream(targetClass.getDeclaredMethods())
-			.filter((m) -> m.getName().equals(reconcileName) && !m.isBridge() && !m.isSynthetic())
-			.toList();
-		if (candidates.size() != 1) {
-			problems.add("names reconcile method '" + reconcileName + "', but " + ClassUtils.getShortName(targetClass)
-					+ " declares " + (candidates.isEmpty() ? "no method of that name" : candidates.size() + " of them")
-					+ ": declare exactly one");
-			return null;
-		}
-		Method reconcile = candidates.get(0);
-		String where = "has reconcile method " + reconcileName + " which ";
-		ResolvableType returned = ResolvableType.forMethodReturnType(reconcile, targetClass);
-		if (!Reconciliation.class.equals(returned.resolve())) {
-			problems.add(where + "returns " + returned + ": it must return Reconciliation<" + dataType + ">");
-		}
-		else {
-			Class<?> answered = returned.getGeneric(0).resolve();
-			Class<?> produced = dataType.resolve();
-			if (answered != null && produced != null && !void.class.equals(produced)
-					&& !ClassUtils.resolvePrimitiveIfNecessary(produced)
-						.isAssignableFrom(ClassUtils.resolvePrimitiveIfNecessary(answered))) {
-				problems.add(where + "returns " + returned + ", but the tool's result is " + dataType);
-			}
-		}
-		if (Modifier.isStatic(reconcile.getModifiers())) {
-			problems.add(where + "is static: make it an instance method of the tool's bean");
-		}
-		List<Parameter> arguments = Arrays.stream(tool.getParameters()).filter((p) -> !isContextParameter(p)).toList();
-		List<String> toolParameters = arguments.stream().map(Parameter::getName).toList();
-		for (Parameter parameter : reconcile.getParameters()) {
-			if (IdempotencyKey.class.equals(parameter.getType())) {
-				continue;
-			}
-			if (isContextParameter(parameter)) {
-				problems.add(where + "takes '" + parameter.getName() + "' (" + parameter.getType().getSimpleName()
-						+ "), the context of a call, which is never stored, so the method could not be given it. It"
-						+ " may take the call's IdempotencyKey and any of " + toolParameters);
-				continue;
-			}
-			if (!parameter.isNamePresent()) {
-				problems.add(where + "has no parameter names in its class file: compile with -parameters");
-				return reconcile;
-			}
-			if (!toolParameters.contains(parameter.getName())) {
-				problems.add(where + "takes '" + parameter.getName() + "', which is not a parameter of the tool. It may"
-						+ " take the call's IdempotencyKey and any of " + toolParameters);
-			}
-			else if (sensitive.contains(parameter.getName())) {
-				problems.add(where + "takes '" + parameter.getName() + "', which is sensitive and so never stored");
-			}
-			else {
-				Class<?> toolType = arguments.get(toolParameters.indexOf(parameter.getName())).getType();
-				if (!ClassUtils.isAssignable(parameter.getType(), toolType)) {
-					problems.add(where + "takes '" + parameter.getName() + "' as " + parameter.getType().getSimpleName()
-							+ ", but the tool takes it as " + toolType.getSimpleName());
-				}
-			}
-		}
-		return reconcile;
 	}
 
 }

@@ -48,13 +48,43 @@ final class CallStatements {
 	/** Every parameter of the claim typed as text, so that no driver asks the server what a null is. */
 	private final int[] claimTypes;
 
+	/** The same, for the claim of a call that needs approval. */
+	private final int[] claimAwaitingTypes;
+
 	CallStatements(LedgerDatabase database) {
 		this.jdbc = database.jdbc();
 		this.sql = database.sql();
 		this.dialect = database.dialect();
 		this.rows = database.rows();
-		this.claimTypes = new int[(int) this.sql.claim.chars().filter((c) -> c == '?').count()];
-		Arrays.fill(this.claimTypes, Types.VARCHAR);
+		this.claimTypes = textParameters(this.sql.claim);
+		this.claimAwaitingTypes = textParameters(this.sql.claimAwaiting);
+	}
+
+	private static int[] textParameters(String statement) {
+		int[] types = new int[(int) statement.chars().filter((c) -> c == '?').count()];
+		Arrays.fill(types, Types.VARCHAR);
+		return types;
+	}
+
+	private String claimStatement(ClaimRequest request) {
+		return request.needsApproval() ? this.sql.claimAwaiting : this.sql.claim;
+	}
+
+	private int[] claimTypes(ClaimRequest request) {
+		return request.needsApproval() ? this.claimAwaitingTypes : this.claimTypes;
+	}
+
+	/**
+	 * What a claim that inserted its row won: the call to execute, or, for a call that needs approval, a row that
+	 * waits for a person's approval, and nothing to execute.
+	 */
+	private static Claim won(ClaimRequest request, long rowId, String storedArguments) {
+		if (!request.needsApproval()) {
+			return new Claim.Won(request.key(), rowId);
+		}
+		LedgerEntry waiting = new LedgerEntry(rowId, request.key(), request.runId(), request.userId(), request.tool(),
+				storedArguments, LedgerStatus.AWAITING_APPROVAL, null, null, null, null, 0, 0, null);
+		return new Claim.AwaitingApproval(waiting, request.approvalReason(), true);
 	}
 
 	/**
@@ -77,20 +107,20 @@ final class CallStatements {
 	/** One statement that inserts the claim or reads the row it loses to. */
 	private Optional<Claim> claimAndRead(ClaimRequest request, String storedArguments) {
 		Object[] values = this.dialect.claimValues(request, storedArguments);
-		Optional<Claim> claim = this.jdbc.query(this.sql.claim, values, this.claimTypes,
+		Optional<Object> read = this.jdbc.query(claimStatement(request), values, claimTypes(request),
 				(ResultSet row) -> {
 					row.next();
 					// Columns by position: won_id, then the answer columns.
 					long wonId = row.getLong(1);
 					if (!row.wasNull()) {
-						return Optional.of(new Claim.Won(request.key(), wonId));
+						return Optional.of(won(request, wonId, storedArguments));
 					}
 					row.getLong(2);
-					return row.wasNull() ? Optional.<Claim>empty()
-							: Optional.of(answerFrom(this.rows.answerEntry(row, 2, request, storedArguments), request));
+					return row.wasNull() ? Optional.empty()
+							: Optional.of(this.rows.answerEntry(row, 2, request, storedArguments));
 				});
-		if (claim.isPresent()) {
-			return claim;
+		if (read.isPresent()) {
+			return (read.get() instanceof LedgerEntry existing) ? lostTo(existing, request) : Optional.of((Claim) read.get());
 		}
 		// The read found no row, yet the insert lost: a concurrent claim committed after this statement's
 		// snapshot was taken, and the insert, which sees it, stood back. Read it in a statement of its own.
@@ -101,14 +131,14 @@ final class CallStatements {
 	private Optional<Claim> claimThenRead(ClaimRequest request, String storedArguments) {
 		long wonId = insert(request, storedArguments);
 		if (wonId != 0) {
-			return Optional.of(new Claim.Won(request.key(), wonId));
+			return Optional.of(won(request, wonId, storedArguments));
 		}
 		return findClaimed(request, storedArguments);
 	}
 
 	Optional<Claim> findClaimed(ClaimRequest request, String storedArguments) {
 		return this.jdbc.query(this.sql.findClaimed, (row, n) -> this.rows.answerEntry(row, 1, request, storedArguments),
-				request.key().value()).stream().findFirst().map((entry) -> answerFrom(entry, request));
+				request.key().value()).stream().findFirst().flatMap((entry) -> lostTo(entry, request));
 	}
 
 	/**
@@ -119,9 +149,9 @@ final class CallStatements {
 	private long insert(ClaimRequest request, String storedArguments) {
 		Object[] values = this.dialect.claimValues(request, storedArguments);
 		try {
-			return this.jdbc.execute((Connection connection) -> connection.prepareStatement(this.sql.claim,
+			return this.jdbc.execute((Connection connection) -> connection.prepareStatement(claimStatement(request),
 					Statement.RETURN_GENERATED_KEYS), (PreparedStatement statement) -> {
-						new ArgumentTypePreparedStatementSetter(values, this.claimTypes).setValues(statement);
+						new ArgumentTypePreparedStatementSetter(values, claimTypes(request)).setValues(statement);
 						if (statement.executeUpdate() != 1) {
 							return 0L;
 						}
@@ -139,6 +169,20 @@ final class CallStatements {
 		}
 	}
 
+	/**
+	 * The answer of a claim that lost to an existing row: a row that a person approved is taken, and executed,
+	 * by the one claim that takes it first; empty when another took it between the read and the take, for the
+	 * claim to be made again (it then reads the row that call runs).
+	 */
+	private Optional<Claim> lostTo(LedgerEntry existing, ClaimRequest request) {
+		if (existing.status() == LedgerStatus.APPROVED && Objects.equals(existing.userId(), request.userId())) {
+			return (this.jdbc.update(this.sql.takeApproved, existing.id()) == 1)
+					? Optional.of(new Claim.Won(request.key(), existing.id())) : Optional.empty();
+		}
+		return Optional.of(answerFrom(existing, request));
+	}
+
+	/** The answer of a claim from a row of its key that it does not take: a repeat, or a refusal. */
 	Claim answerFrom(LedgerEntry existing, ClaimRequest request) {
 		if (!Objects.equals(existing.userId(), request.userId())) {
 			logger.atWarn()
@@ -155,7 +199,18 @@ final class CallStatements {
 			case SUCCEEDED -> new Claim.Replay(existing);
 			case FAILED -> new Claim.PreviousAttemptFailed(existing);
 			case ATTEMPTING, UNKNOWN -> new Claim.InProgress(existing);
+			case AWAITING_APPROVAL -> new Claim.AwaitingApproval(existing, approvalOf(existing)[0], false);
+			case REJECTED, EXPIRED -> new Claim.NotApproved(existing, approvalOf(existing)[1]);
+			// Approved, and taken by none yet: a row read from memory is never one.
+			case APPROVED -> throw new IllegalStateException("The approved row " + existing.id() + " of "
+					+ existing.key() + " is taken by a claim, never answered");
 		};
+	}
+
+	/** Why a row needed approval, and the decision's reason, read by the row's id: on the approval paths only. */
+	private String[] approvalOf(LedgerEntry row) {
+		return this.jdbc.query(this.sql.approvalOf, (ResultSet found) -> found.next()
+				? new String[] { found.getString(1), found.getString(2) } : new String[2], row.id());
 	}
 
 	/**

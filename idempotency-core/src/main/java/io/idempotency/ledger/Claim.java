@@ -77,4 +77,39 @@ public sealed interface Claim {
 	record HeldByAnotherUser(IdempotencyKey key) implements Claim {
 	}
 
+	/**
+	 * The call needs a person's approval and waits for it: claimed now (the first call), or found waiting.
+	 * Nothing executes until a person approves it; then the next claim of the key wins it.
+	 * @param entry the row that waits
+	 * @param reason why the call needs approval, as its tool said
+	 * @param first whether this claim made the row: the first call, not a repeat
+	 */
+	record AwaitingApproval(LedgerEntry entry, String reason, boolean first) implements Claim {
+
+		@Override
+		public IdempotencyKey key() {
+			return this.entry.key();
+		}
+
+	}
+
+	/**
+	 * A person rejected the call, or nobody approved it in time: it never executed, and never will.
+	 * @param entry the row
+	 * @param reason the person's reason, or why it expired
+	 */
+	record NotApproved(LedgerEntry entry, String reason) implements Claim {
+
+		@Override
+		public IdempotencyKey key() {
+			return this.entry.key();
+		}
+
+		/** Whether nobody decided in time; {@code false} when a person rejected it. */
+		public boolean expired() {
+			return this.entry.status() == LedgerStatus.EXPIRED;
+		}
+
+	}
+
 }

@@ -20,9 +20,11 @@ import io.idempotency.key.IdempotencyKey;
  * stored
  * @param sensitiveNames names of members to redact in this call, in addition to the ledger's configured
  * ones (for example parameters marked sensitive)
+ * @param approvalReason why the call needs a person's approval before it executes, or {@code null} when it needs
+ * none: a call that needs approval is claimed as waiting for it, and executes only once a person has approved it
  */
 public record ClaimRequest(IdempotencyKey key, String runId, String userId, String tool, String arguments,
-		Set<String> sensitiveNames) {
+		Set<String> sensitiveNames, String approvalReason) {
 
 	/** The longest run id, user id and tool name the ledger stores. */
 	public static final int MAX_NAME_LENGTH = 255;
@@ -34,10 +36,42 @@ public record ClaimRequest(IdempotencyKey key, String runId, String userId, Stri
 		requireName(tool, "tool", false);
 		Objects.requireNonNull(arguments, "arguments");
 		sensitiveNames = (sensitiveNames != null) ? Set.copyOf(sensitiveNames) : Set.of();
+		if (approvalReason != null) {
+			requireReason(approvalReason);
+		}
+	}
+
+	public ClaimRequest(IdempotencyKey key, String runId, String userId, String tool, String arguments,
+			Set<String> sensitiveNames) {
+		this(key, runId, userId, tool, arguments, sensitiveNames, null);
 	}
 
 	public ClaimRequest(IdempotencyKey key, String runId, String userId, String tool, String arguments) {
-		this(key, runId, userId, tool, arguments, Set.of());
+		this(key, runId, userId, tool, arguments, Set.of(), null);
+	}
+
+	/** Whether the call needs a person's approval before it executes. */
+	public boolean needsApproval() {
+		return this.approvalReason != null;
+	}
+
+	/** The same request, needing a person's approval for this reason. */
+	public ClaimRequest withApproval(String reason) {
+		return new ClaimRequest(this.key, this.runId, this.userId, this.tool, this.arguments, this.sensitiveNames,
+				java.util.Objects.requireNonNull(reason, "reason"));
+	}
+
+	private static void requireReason(String reason) {
+		if (reason.isBlank()) {
+			throw new IllegalArgumentException("approvalReason must not be blank");
+		}
+		for (int i = 0; i < reason.length(); i++) {
+			char c = reason.charAt(i);
+			if (Character.isISOControl(c) && c != '\t' && c != '\n' && c != '\r') {
+				throw new IllegalArgumentException("approvalReason holds the control character " + codePoint(reason, i)
+						+ " at index " + i + "; the ledger refuses them");
+			}
+		}
 	}
 
 	/**

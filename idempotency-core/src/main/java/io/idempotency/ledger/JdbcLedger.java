@@ -60,6 +60,8 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 
 	private final SettlementStatements settlements;
 
+	private final ApprovalStatements approvals;
+
 	/**
 	 * A ledger on the table {@code tool_audit} that redacts the {@linkplain Redaction#defaults() default names},
 	 * with neither a replay cache nor write-behind.
@@ -107,11 +109,20 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		this.replayCounts = new ReplayCountWrites(db, replays);
 		this.heartbeat = new Heartbeat(db, inFlight);
 		this.settlements = new SettlementStatements(db.jdbc(), db.dialect(), table, db.rows(), db.transactions());
+		this.approvals = new ApprovalStatements(db);
 		this.retention = new Retention(db, settled);
 		this.outcomes = new CallOutcomes(new OutcomeWrites(this.statements, db.transactions()), inFlight, writeBehind,
 				table);
 		this.claims = new CommittedClaims(this.statements, db.transactions(), redaction, settled, replays, inFlight,
 				this.outcomes);
+	}
+
+	/**
+	 * The calls that wait for a person's approval, and the decisions on them: what
+	 * {@code io.idempotency.reconcile.Approvals} reads and writes.
+	 */
+	public ApprovalQueue approvals() {
+		return this.approvals;
 	}
 
 	/**

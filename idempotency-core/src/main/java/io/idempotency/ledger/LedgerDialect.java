@@ -39,13 +39,12 @@ enum LedgerDialect {
 		}
 
 		@Override
-		String claim(String table) {
+		String claim(String table, boolean awaitingApproval) {
 			// One round trip either way: the row that is there is read, or the claim is inserted. The insert runs
 			// only when the read found nothing, so a replay uses up no identity value and writes nothing.
 			return "WITH existing AS (SELECT " + LedgerStatements.ANSWER_COLUMNS + " FROM " + table
-					+ " WHERE idempotency_key = ?), won AS (INSERT INTO " + table
-					+ " (idempotency_key, run_id, user_id, tool, arguments, status, started_at)"
-					+ " SELECT ?, ?, ?, ?, CAST(? AS JSONB), 'attempting', CURRENT_TIMESTAMP"
+					+ " WHERE idempotency_key = ?), won AS (INSERT INTO " + table + " (" + claimColumns(awaitingApproval)
+					+ ") SELECT ?, ?, ?, ?, CAST(? AS JSONB), " + claimStatus(awaitingApproval) + ", CURRENT_TIMESTAMP" + reasonParameter(awaitingApproval)
 					+ " WHERE NOT EXISTS (SELECT FROM existing) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id)"
 					+ " SELECT won.id AS won_id, existing.* FROM (SELECT 1) AS one LEFT JOIN won ON TRUE"
 					+ " LEFT JOIN existing ON TRUE";
@@ -54,7 +53,8 @@ enum LedgerDialect {
 		@Override
 		Object[] claimValues(ClaimRequest request, String storedArguments) {
 			String key = request.key().value();
-			return new Object[] { key, key, request.runId(), request.userId(), request.tool(), storedArguments };
+			return withApprovalReason(request,
+					new Object[] { key, key, request.runId(), request.userId(), request.tool(), storedArguments });
 		}
 
 		@Override
@@ -78,11 +78,11 @@ enum LedgerDialect {
 		}
 
 		@Override
-		String claim(String table) {
+		String claim(String table, boolean awaitingApproval) {
 			// IGNORE turns only the lost claim's duplicate key into a warning: the server logs no error, and
 			// the driver none per replay. Every value is checked before it is sent (lengths, JSON), so nothing
 			// else that IGNORE would let through can occur.
-			return "INSERT IGNORE" + super.claim(table).substring("INSERT".length());
+			return "INSERT IGNORE" + super.claim(table, awaitingApproval).substring("INSERT".length());
 		}
 
 		@Override
@@ -93,6 +93,16 @@ enum LedgerDialect {
 		@Override
 		String unsettledSince() {
 			return "unsettled_since";
+		}
+
+		@Override
+		String awaitingApproval() {
+			return "awaiting_since IS NOT NULL";
+		}
+
+		@Override
+		String awaitingApprovalSince() {
+			return "awaiting_since";
 		}
 
 		@Override
@@ -123,18 +133,22 @@ enum LedgerDialect {
 		}
 
 		@Override
-		String claim(String table) {
+		String claim(String table, boolean awaitingApproval) {
 			// H2 has no insert that ignores a duplicate key, and builds an exception for every one: the insert
 			// looks for the key first. A claim that commits after that look still fails on the unique key.
-			return "INSERT INTO " + table + " (idempotency_key, run_id, user_id, tool, arguments, status, started_at)"
-					+ " SELECT ?, ?, ?, ?, " + json() + ", 'attempting', " + now() + " WHERE NOT EXISTS (SELECT 1 FROM "
-					+ table + " WHERE idempotency_key = ?)";
+			return "INSERT INTO " + table + " (" + claimColumns(awaitingApproval) + ") SELECT ?, ?, ?, ?, " + json()
+					+ ", " + claimStatus(awaitingApproval) + ", " + now() + reasonParameter(awaitingApproval)
+					+ " WHERE NOT EXISTS (SELECT 1 FROM " + table + " WHERE idempotency_key = ?)";
 		}
 
 		@Override
 		Object[] claimValues(ClaimRequest request, String storedArguments) {
 			String key = request.key().value();
-			return new Object[] { key, request.runId(), request.userId(), request.tool(), storedArguments, key };
+			Object[] values = withApprovalReason(request,
+					new Object[] { key, request.runId(), request.userId(), request.tool(), storedArguments });
+			Object[] withKey = java.util.Arrays.copyOf(values, values.length + 1);
+			withKey[values.length] = key;
+			return withKey;
 		}
 
 	};
@@ -201,18 +215,48 @@ enum LedgerDialect {
 	 * {@linkplain #writesReturnRows() writes return rows}, it returns the won row's id or the row it lost to;
 	 * else it inserts one row or none.
 	 */
-	String claim(String table) {
-		return "INSERT INTO " + table + " (idempotency_key, run_id, user_id, tool, arguments, status, started_at)"
-				+ " VALUES (?, ?, ?, ?, " + json() + ", 'attempting', " + now() + ")";
+	String claim(String table, boolean awaitingApproval) {
+		return "INSERT INTO " + table + " (" + claimColumns(awaitingApproval) + ") VALUES (?, ?, ?, ?, " + json() + ", "
+				+ claimStatus(awaitingApproval) + ", " + now() + reasonParameter(awaitingApproval) + ")";
+	}
+
+	/**
+	 * The columns a claim inserts, in order: the key, run, user, tool and arguments, the status, the claim time,
+	 * and, for a call that waits for approval, why it needs approval.
+	 */
+	static String claimColumns(boolean awaitingApproval) {
+		return "idempotency_key, run_id, user_id, tool, arguments, status, started_at"
+				+ (awaitingApproval ? ", approval_reason" : "");
+	}
+
+	/** The status a claim inserts: waiting for approval, or executing. */
+	static String claimStatus(boolean awaitingApproval) {
+		return awaitingApproval ? "'awaiting'" : "'attempting'";
+	}
+
+	/** The placeholder of the approval reason, after the claim time, for a claim that waits for approval. */
+	static String reasonParameter(boolean awaitingApproval) {
+		return awaitingApproval ? ", ?" : "";
 	}
 
 	/**
 	 * The parameters of the {@linkplain #claim claim statement}, all text: the key, the run, the user, the tool
-	 * and the stored arguments, in its order (with the key once more where it looks for the key first).
+	 * and the stored arguments, in its order (with the key once more where it looks for the key first), and the
+	 * approval reason of a call that waits for approval.
 	 */
 	Object[] claimValues(ClaimRequest request, String storedArguments) {
-		return new Object[] { request.key().value(), request.runId(), request.userId(), request.tool(),
-				storedArguments };
+		return withApprovalReason(request, new Object[] { request.key().value(), request.runId(), request.userId(),
+				request.tool(), storedArguments });
+	}
+
+	/** The values, with the request's approval reason after them if it needs approval. */
+	static Object[] withApprovalReason(ClaimRequest request, Object[] values) {
+		if (!request.needsApproval()) {
+			return values;
+		}
+		Object[] withReason = java.util.Arrays.copyOf(values, values.length + 1);
+		withReason[values.length] = request.approvalReason();
+		return withReason;
 	}
 
 	/**
@@ -231,6 +275,16 @@ enum LedgerDialect {
 
 	/** What orders the reconciler's queue: the claim time of unsettled rows. */
 	String unsettledSince() {
+		return "started_at";
+	}
+
+	/** The condition of a row that waits for a person's approval, as the index of those rows serves it. */
+	String awaitingApproval() {
+		return "status = 'awaiting'";
+	}
+
+	/** What orders the rows that wait for approval: when they asked for it. */
+	String awaitingApprovalSince() {
 		return "started_at";
 	}
 

@@ -36,6 +36,13 @@ public final class LedgerSchema {
 	 */
 	public static final List<String> SETTLEMENT_COLUMNS = List.of("settled_by", "settled_at", "settle_reason");
 
+	/**
+	 * The columns of approvals, added by the migration {@code 1.0.0.0.4}: a table made before it serves calls of
+	 * tools that need no approval, but no tool that needs approval can claim on it until it has them.
+	 */
+	public static final List<String> APPROVAL_COLUMNS = List.of("approval_reason", "decided_by", "decided_at",
+			"decision_reason");
+
 	private LedgerSchema() {
 	}
 
@@ -56,6 +63,15 @@ public final class LedgerSchema {
 	 */
 	public static String upgradeLocation(String platform) {
 		return "classpath:" + LOCATION + "migration/" + platform + "/V1_0_0_0_2__idempotency_ledger_settlements.sql";
+	}
+
+	/**
+	 * The classpath location of the migration that adds the {@linkplain #APPROVAL_COLUMNS approval columns} and
+	 * statuses to a table made before them, for a platform ({@code postgresql}, {@code mysql} or {@code h2}). It
+	 * names the table {@code tool_audit}.
+	 */
+	public static String approvalsUpgradeLocation(String platform) {
+		return "classpath:" + LOCATION + "migration/" + platform + "/V1_0_0_0_4__idempotency_ledger_approvals.sql";
 	}
 
 	/** The script platform of a database: {@code postgresql}, {@code mysql} or {@code h2}. */

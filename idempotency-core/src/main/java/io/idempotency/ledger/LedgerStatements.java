@@ -15,21 +15,24 @@ final class LedgerStatements {
 	static final String ANSWER_COLUMNS = "id, user_id, status, result, error, started_at, finished_at, replay_count,"
 			+ " reconcile_attempts, reconcile_owner";
 
-	private static final String SETTLED = "status IN ('succeeded', 'failed')";
+	/** The rows retention may delete: settled, or never executed for want of approval. */
+	private static final String SETTLED = "status IN ('succeeded', 'failed', 'rejected', 'expired')";
 
 	/**
 	 * A row still attempting, as the writes of a claimed row check it: {@code status = 'attempting'} under the
-	 * table's check of the four statuses, said without naming the statuses of PostgreSQL's partial index of
+	 * table's check of the statuses, said without naming the statuses of PostgreSQL's partial index of
 	 * unsettled rows ({@code WHERE status IN ('attempting', 'unknown')}). A planner may read a partial index
 	 * only for a statement whose conditions imply its predicate, and none can prove that this one does: the
 	 * write is planned through the row's id or key, however stale the table's statistics. Said with the
 	 * statuses, it let PostgreSQL read the whole partial index (every unsettled row) whenever the statistics,
 	 * taken before the unsettled rows came, counted (almost) none: the index then looked free.
 	 */
-	static final String STILL_ATTEMPTING = "status NOT IN ('succeeded', 'failed', 'unknown')";
+	static final String STILL_ATTEMPTING = "status NOT IN ('succeeded', 'failed', 'unknown', 'awaiting', 'approved',"
+			+ " 'rejected', 'expired')";
 
 	/** A row still attempting or unknown, as the writes of a located row check it: see {@link #STILL_ATTEMPTING}. */
-	static final String STILL_UNSETTLED = "status NOT IN ('succeeded', 'failed')";
+	static final String STILL_UNSETTLED = "status NOT IN ('succeeded', 'failed', 'awaiting', 'approved', 'rejected',"
+			+ " 'expired')";
 
 	/**
 	 * The claim. On PostgreSQL one statement that either inserts the row or reads the one it lost to (its
@@ -38,6 +41,18 @@ final class LedgerStatements {
 	 * by {@link #findClaimed}.
 	 */
 	final String claim;
+
+	/** The claim of a call that needs approval: the same, inserting a row that waits for a person's approval. */
+	final String claimAwaiting;
+
+	/**
+	 * Takes an approved row, by its id, for the call that executes it: it is attempting from then on, and beats
+	 * as a claim does. Only one of the calls of the key that find it approved takes it.
+	 */
+	final String takeApproved;
+
+	/** Why a row, by its id, needed approval, and the decision's reason: for the answer of a call of its key. */
+	final String approvalOf;
 
 	final String findClaimed;
 
@@ -94,7 +109,13 @@ final class LedgerStatements {
 		String table = tableName.qualified();
 		String now = dialect.now();
 		String unsettled = dialect.unsettled();
-		this.claim = dialect.claim(table);
+		this.claim = dialect.claim(table, false);
+		this.claimAwaiting = dialect.claim(table, true);
+		// The heartbeat's time, not the claim's, says that a call runs now: the claim time stays when it was
+		// asked for, and the reconciler takes no row whose heartbeat is fresh.
+		this.takeApproved = "UPDATE " + table + " SET status = 'attempting', heartbeat_at = " + now
+				+ " WHERE id = ? AND status = 'approved'";
+		this.approvalOf = this.readPrefix + "SELECT approval_reason, decision_reason FROM " + table + " WHERE id = ?";
 		this.findClaimed = this.readPrefix + "SELECT " + ANSWER_COLUMNS + " FROM " + table + " WHERE idempotency_key = ?";
 		this.findByKey = this.readPrefix + "SELECT " + COLUMNS + " FROM " + table + " WHERE idempotency_key = ?";
 		// Only the attempt holding the claim records its outcome: it expects the row still attempting. The row a

@@ -57,7 +57,8 @@ final class ReplayCounter {
 
 	/** Counts a claim that was answered from an existing row of its user: a repeat. */
 	Claim counted(Claim claim) {
-		if (!(claim instanceof Claim.Won) && !(claim instanceof Claim.HeldByAnotherUser)) {
+		boolean first = (claim instanceof Claim.AwaitingApproval awaiting) && awaiting.first();
+		if (!(claim instanceof Claim.Won) && !(claim instanceof Claim.HeldByAnotherUser) && !first) {
 			record(claim.key());
 		}
 		return claim;
