@@ -307,6 +307,21 @@ public final class IdempotentToolRegistry implements ReconcileMethods, SmartInit
 		return this.tools.transactional();
 	}
 
+	/**
+	 * The names of this application's tools some of whose calls need a person's approval before they execute:
+	 * the ledger's table must have the approval columns for them.
+	 */
+	public Set<String> approvalToolNames() {
+		Tools known = this.tools;
+		Set<String> names = new java.util.TreeSet<>();
+		this.annotated.values()
+			.stream()
+			.filter((tool) -> tool.approval().isNeeded() && known.names().contains(tool.name()))
+			.forEach((tool) -> names.add(tool.name()));
+		known.functions().values().stream().filter((tool) -> tool.approval().isNeeded()).forEach((tool) -> names.add(tool.name()));
+		return Set.copyOf(names);
+	}
+
 	@Override
 	public Optional<ResolvableType> resultType(String tool) {
 		Tools known = this.tools;

@@ -46,4 +46,10 @@ public interface ApprovalQueue {
 	/** How many calls wait for approval now. */
 	long countAwaiting();
 
+	/**
+	 * How many calls this instance claimed as waiting for approval since it started (a claim in a caller's
+	 * transaction that rolled back counted too).
+	 */
+	long requested();
+
 }

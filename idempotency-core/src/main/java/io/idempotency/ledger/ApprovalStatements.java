@@ -51,7 +51,10 @@ final class ApprovalStatements implements ApprovalQueue {
 
 	private final TableName table;
 
-	ApprovalStatements(LedgerDatabase db) {
+	private final CallStatements calls;
+
+	ApprovalStatements(LedgerDatabase db, CallStatements calls) {
+		this.calls = calls;
 		this.jdbc = db.jdbc();
 		this.dialect = db.dialect();
 		this.rows = db.rows();
@@ -136,6 +139,11 @@ final class ApprovalStatements implements ApprovalQueue {
 			Long count = this.transactions.committed(() -> this.jdbc.queryForObject(this.countAwaiting, Long.class));
 			return (count != null) ? count : 0L;
 		});
+	}
+
+	@Override
+	public long requested() {
+		return this.calls.approvalsRequested();
 	}
 
 	private ApprovalRequest request(ResultSet row, int rowNumber) throws SQLException {

@@ -45,6 +45,9 @@ final class CallStatements {
 
 	private final AtomicLong lateCompletions = new AtomicLong();
 
+	/** The calls this instance claimed as waiting for a person's approval. */
+	private final AtomicLong approvalsRequested = new AtomicLong();
+
 	/** Every parameter of the claim typed as text, so that no driver asks the server what a null is. */
 	private final int[] claimTypes;
 
@@ -78,10 +81,11 @@ final class CallStatements {
 	 * What a claim that inserted its row won: the call to execute, or, for a call that needs approval, a row that
 	 * waits for a person's approval, and nothing to execute.
 	 */
-	private static Claim won(ClaimRequest request, long rowId, String storedArguments) {
+	private Claim won(ClaimRequest request, long rowId, String storedArguments) {
 		if (!request.needsApproval()) {
 			return new Claim.Won(request.key(), rowId);
 		}
+		this.approvalsRequested.incrementAndGet();
 		LedgerEntry waiting = new LedgerEntry(rowId, request.key(), request.runId(), request.userId(), request.tool(),
 				storedArguments, LedgerStatus.AWAITING_APPROVAL, null, null, null, null, 0, 0, null);
 		return new Claim.AwaitingApproval(waiting, request.approvalReason(), true);
@@ -272,6 +276,10 @@ final class CallStatements {
 			.addKeyValue("idempotency.status", outcome.columnValue())
 			.log("Late completion of key {}: the call ended {}, but its ledger row {}; the row is left as it is", key,
 					outcome.columnValue(), found);
+	}
+
+	long approvalsRequested() {
+		return this.approvalsRequested.get();
 	}
 
 	long lateCompletions() {

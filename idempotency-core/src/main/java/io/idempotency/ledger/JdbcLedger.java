@@ -109,7 +109,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 		this.replayCounts = new ReplayCountWrites(db, replays);
 		this.heartbeat = new Heartbeat(db, inFlight);
 		this.settlements = new SettlementStatements(db.jdbc(), db.dialect(), table, db.rows(), db.transactions());
-		this.approvals = new ApprovalStatements(db);
+		this.approvals = new ApprovalStatements(db, this.statements);
 		this.retention = new Retention(db, settled);
 		this.outcomes = new CallOutcomes(new OutcomeWrites(this.statements, db.transactions()), inFlight, writeBehind,
 				table);
