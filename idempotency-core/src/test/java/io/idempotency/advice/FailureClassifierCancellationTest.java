@@ -41,7 +41,7 @@ class FailureClassifierCancellationTest {
 		}
 		return new ToolDescriptor(method, "place_order", "placeOrder", false, null, false, null, false, List.of(),
 				failedOn, Set.of(), Duration.ZERO, io.idempotency.key.KeyArguments.all(),
-				io.idempotency.DifferentDetails.REPLAY);
+				io.idempotency.DifferentDetails.REPLAY, ApprovalNeed.NONE);
 	}
 
 	public static class Tools {

@@ -55,7 +55,7 @@ class FailureClassifierCauseCycleTest {
 		}
 		return new ToolDescriptor(method, "place_order", "placeOrder", false, null, false, null, false, List.of(),
 				List.of(), Set.of(), Duration.ZERO, io.idempotency.key.KeyArguments.all(),
-				io.idempotency.DifferentDetails.REPLAY);
+				io.idempotency.DifferentDetails.REPLAY, ApprovalNeed.NONE);
 	}
 
 	public static class Tools {

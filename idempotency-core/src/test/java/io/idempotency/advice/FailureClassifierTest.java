@@ -124,7 +124,7 @@ class FailureClassifierTest {
 		}
 		return new ToolDescriptor(method, "place_order", "placeOrder", false, null, false, null, false, List.of(),
 				List.of(), Set.of(), java.time.Duration.ZERO, io.idempotency.key.KeyArguments.all(),
-				io.idempotency.DifferentDetails.REPLAY);
+				io.idempotency.DifferentDetails.REPLAY, ApprovalNeed.NONE);
 	}
 
 	public static class Tools {
