@@ -427,7 +427,7 @@ abstract class LedgerContractTests {
 			case SUCCEEDED -> ledger.recordSucceeded(claim, "{\"ticketId\":\"T-1\"}");
 			case FAILED -> ledger.recordFailed(claim, "java.lang.IllegalStateException: declined");
 			case UNKNOWN -> ledger.recordUnknown(claim, "java.net.SocketTimeoutException: Read timed out");
-			case ATTEMPTING -> throw new IllegalArgumentException(outcome);
+			default -> throw new IllegalArgumentException(outcome);
 		};
 	}
 
