@@ -1,0 +1,15 @@
+package io.idempotency.ledger;
+
+import javax.sql.DataSource;
+
+import io.idempotency.testsupport.TestDatabase;
+import io.idempotency.testsupport.TestDatabases;
+
+class PostgresqlApprovalTest extends ApprovalContractTests {
+
+	@Override
+	DataSource dataSource() {
+		return TestDatabases.dataSource(TestDatabase.POSTGRESQL);
+	}
+
+}
