@@ -23,14 +23,21 @@ CREATE TABLE tool_audit (
 	settled_by         VARCHAR(255),
 	settled_at         TIMESTAMP(6) WITH TIME ZONE,
 	settle_reason      CHARACTER LARGE OBJECT,
+	-- A person's approval before the effect: why the tool asked for it, and who decided, when and why.
+	approval_reason    CHARACTER LARGE OBJECT,
+	decided_by         VARCHAR(255),
+	decided_at         TIMESTAMP(6) WITH TIME ZONE,
+	decision_reason    CHARACTER LARGE OBJECT,
 	CONSTRAINT tool_audit_pk PRIMARY KEY (id),
 	CONSTRAINT tool_audit_key_uk UNIQUE (idempotency_key),
 	-- A CASE rather than IN: H2 2.4 evaluates an IN list of a check with the session that created it, and fails
 	-- every insert once that session has closed (a pool retiring the connection that ran this script).
 	CONSTRAINT tool_audit_status_ck CHECK (CASE status WHEN 'attempting' THEN TRUE WHEN 'succeeded' THEN TRUE
-		WHEN 'failed' THEN TRUE WHEN 'unknown' THEN TRUE ELSE FALSE END)
+		WHEN 'failed' THEN TRUE WHEN 'unknown' THEN TRUE WHEN 'awaiting' THEN TRUE WHEN 'approved' THEN TRUE
+		WHEN 'rejected' THEN TRUE WHEN 'expired' THEN TRUE ELSE FALSE END)
 );
 
+-- The reconciler's queue, and the calls awaiting a person's approval: each status's rows, oldest first.
 CREATE INDEX tool_audit_status_started_ix ON tool_audit (status, started_at);
 
 CREATE INDEX tool_audit_started_at_ix ON tool_audit (started_at);

@@ -23,13 +23,23 @@ CREATE TABLE tool_audit (
 	-- status so that no index on status tempts the optimizer away from the key when an outcome is written.
 	unsettled_since    DATETIME(6) GENERATED ALWAYS AS
 		(CASE WHEN status IN ('attempting', 'unknown') THEN started_at END) STORED,
+	-- The claim time of a row awaiting a person's approval, NULL otherwise: the queue of approvals, kept apart
+	-- from status as unsettled_since is.
+	awaiting_since     DATETIME(6) GENERATED ALWAYS AS
+		(CASE WHEN status = 'awaiting' THEN started_at END) STORED,
 	-- The last decision of an operator on the row: who, when and why (see Settlements).
 	settled_by         VARCHAR(255),
 	settled_at         DATETIME(6),
 	settle_reason      TEXT,
+	-- A person's approval before the effect: why the tool asked for it, and who decided, when and why.
+	approval_reason    TEXT,
+	decided_by         VARCHAR(255),
+	decided_at         DATETIME(6),
+	decision_reason    TEXT,
 	CONSTRAINT tool_audit_pk PRIMARY KEY (id),
 	CONSTRAINT tool_audit_key_uk UNIQUE (idempotency_key),
-	CONSTRAINT tool_audit_status_ck CHECK (status IN ('attempting', 'succeeded', 'failed', 'unknown'))
+	CONSTRAINT tool_audit_status_ck CHECK (status IN ('attempting', 'succeeded', 'failed', 'unknown',
+		'awaiting', 'approved', 'rejected', 'expired'))
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
 
 -- The reconciler's queue: unsettled rows only, oldest first, one range however many settled rows there are.
@@ -37,3 +47,7 @@ CREATE INDEX tool_audit_unsettled_ix ON tool_audit (unsettled_since);
 
 -- Retention and the replay-rate window.
 CREATE INDEX tool_audit_started_at_ix ON tool_audit (started_at);
+
+-- The calls awaiting a person's approval, oldest first: listed, and expired when too old, in one range
+-- however many other rows there are.
+CREATE INDEX tool_audit_awaiting_ix ON tool_audit (awaiting_since);

@@ -23,9 +23,15 @@ CREATE TABLE tool_audit (
 	settled_by         VARCHAR(255),
 	settled_at         TIMESTAMPTZ,
 	settle_reason      TEXT,
+	-- A person's approval before the effect: why the tool asked for it, and who decided, when and why.
+	approval_reason    TEXT,
+	decided_by         VARCHAR(255),
+	decided_at         TIMESTAMPTZ,
+	decision_reason    TEXT,
 	CONSTRAINT tool_audit_pk PRIMARY KEY (id),
 	CONSTRAINT tool_audit_key_uk UNIQUE (idempotency_key),
-	CONSTRAINT tool_audit_status_ck CHECK (status IN ('attempting', 'succeeded', 'failed', 'unknown'))
+	CONSTRAINT tool_audit_status_ck CHECK (status IN ('attempting', 'succeeded', 'failed', 'unknown',
+		'awaiting', 'approved', 'rejected', 'expired'))
 );
 
 -- The reconciler's queue: only unsettled rows, so it stays small however many settled rows there are.
@@ -33,3 +39,7 @@ CREATE INDEX tool_audit_unsettled_ix ON tool_audit (started_at) WHERE status IN 
 
 -- Retention and the replay-rate window.
 CREATE INDEX tool_audit_started_at_ix ON tool_audit (started_at);
+
+-- The calls awaiting a person's approval, oldest first: listed, and expired when too old, without reading
+-- the rows that await nothing.
+CREATE INDEX tool_audit_awaiting_ix ON tool_audit (started_at) WHERE status = 'awaiting';
