@@ -24,7 +24,7 @@ import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
  * {@code spring.flyway.locations=...,classpath:io/idempotency/ledger/migration/{vendor}}), and the changelog
  * {@code io/idempotency/ledger/changelog/db.changelog-idempotency.yaml} for an application's master changelog
  * to include. They create {@code tool_audit} only. A table made by a script of an earlier version is brought
- * up to date by the migrations that came after it ({@link #upgradeLocation}).
+ * up to date by the migrations that came after it ({@link #upgradeLocation}, {@link #approvalsUpgradeLocation}).
  */
 public final class LedgerSchema {
 
@@ -37,8 +37,9 @@ public final class LedgerSchema {
 	public static final List<String> SETTLEMENT_COLUMNS = List.of("settled_by", "settled_at", "settle_reason");
 
 	/**
-	 * The columns of approvals, added by the migration {@code 1.0.0.0.4}: a table made before it serves calls of
-	 * tools that need no approval, but no tool that needs approval can claim on it until it has them.
+	 * The columns where a person's approval before the effect is recorded, added by the migration
+	 * {@code 1.0.0.0.4}: a table made before it serves calls of tools that need no approval, but no tool that needs
+	 * approval can claim on it until it has them.
 	 */
 	public static final List<String> APPROVAL_COLUMNS = List.of("approval_reason", "decided_by", "decided_at",
 			"decision_reason");
@@ -62,16 +63,21 @@ public final class LedgerSchema {
 	 * the table {@code tool_audit}.
 	 */
 	public static String upgradeLocation(String platform) {
-		return "classpath:" + LOCATION + "migration/" + platform + "/V1_0_0_0_2__idempotency_ledger_settlements.sql";
+		return migrationLocation(platform, "V1_0_0_0_2__idempotency_ledger_settlements.sql");
 	}
 
 	/**
-	 * The classpath location of the migration that adds the {@linkplain #APPROVAL_COLUMNS approval columns} and
-	 * statuses to a table made before them, for a platform ({@code postgresql}, {@code mysql} or {@code h2}). It
-	 * names the table {@code tool_audit}.
+	 * The classpath location of the migration that adds the {@linkplain #APPROVAL_COLUMNS approval columns} to a
+	 * table made before them, and allows the statuses of approval, for a platform ({@code postgresql},
+	 * {@code mysql} or {@code h2}). It names the table {@code tool_audit}. A table made before the
+	 * {@linkplain #SETTLEMENT_COLUMNS settlement columns} takes {@link #upgradeLocation} first.
 	 */
 	public static String approvalsUpgradeLocation(String platform) {
-		return "classpath:" + LOCATION + "migration/" + platform + "/V1_0_0_0_4__idempotency_ledger_approvals.sql";
+		return migrationLocation(platform, "V1_0_0_0_4__idempotency_ledger_approvals.sql");
+	}
+
+	private static String migrationLocation(String platform, String script) {
+		return "classpath:" + LOCATION + "migration/" + platform + "/" + script;
 	}
 
 	/** The script platform of a database: {@code postgresql}, {@code mysql} or {@code h2}. */

@@ -32,7 +32,8 @@ final class LedgerFlywayHistory extends BaseCallback {
 	 * script of the application's is taken for one (a new migration of the ledger's is added here too).
 	 */
 	static final String LEDGER_SCRIPTS = "'V1_0_0_0_1__idempotency_ledger.sql',"
-			+ " 'V1_0_0_0_2__idempotency_ledger_settlements.sql', 'V1_0_0_0_3__idempotency_ledger_status_check.sql'";
+			+ " 'V1_0_0_0_2__idempotency_ledger_settlements.sql', 'V1_0_0_0_3__idempotency_ledger_status_check.sql',"
+			+ " 'V1_0_0_0_4__idempotency_ledger_approvals.sql'";
 
 	@Override
 	public boolean supports(Event event, Context context) {

@@ -21,8 +21,15 @@ final class LedgerFlywayMigrations {
 
 	private static final Logger logger = LoggerFactory.getLogger(LedgerFlywayMigrations.class);
 
-	/** The version of a table that has the settlement columns: the ledger's latest migration. */
-	static final String LATEST = "1.0.0.0.2";
+	/** The version of a table that has the approval columns: the ledger's latest migration. */
+	static final String LATEST = "1.0.0.0.4";
+
+	/**
+	 * The version of a table that has the settlement columns but not the approval columns (on H2, the migration
+	 * that writes the status check as a CASE, {@code 1.0.0.0.3}, runs after it too: a table of that time may have
+	 * the check as an IN list).
+	 */
+	static final String SETTLEMENTS = "1.0.0.0.2";
 
 	/** The version of a table made before the settlement columns. */
 	static final String FIRST = "1.0.0.0.1";
@@ -35,8 +42,8 @@ final class LedgerFlywayMigrations {
 	 * @param platform the folder of the ledger's migrations ({@code postgresql}, {@code mysql}, {@code mariadb},
 	 * {@code h2})
 	 * @param historyTable the ledger's own history table
-	 * @param tableVersion the version the table is at where it exists without a history ({@link #LATEST} or
-	 * {@link #FIRST}), or {@code null} where there is no table
+	 * @param tableVersion the version the table is at where it exists without a history ({@link #LATEST},
+	 * {@link #SETTLEMENTS} or {@link #FIRST}), or {@code null} where there is no table
 	 */
 	static void migrate(DataSource dataSource, String platform, String historyTable, String tableVersion) {
 		Flyway flyway = Flyway.configure(LedgerFlywayMigrations.class.getClassLoader())

@@ -63,11 +63,11 @@ public class LedgerSchemaInitializer implements InitializingBean {
 		DatabaseInitializationMode mode = this.settings.getInitializeSchema();
 		if (mode == DatabaseInitializationMode.NEVER
 				|| (mode == DatabaseInitializationMode.EMBEDDED && !EmbeddedDatabaseConnection.isEmbedded(this.dataSource))) {
-			warnIfTheTableLacksTheSettlementColumns();
+			warnIfTheTableLacksTheColumnsOfLaterMigrations();
 			return;
 		}
 		if (tableExists()) {
-			warnIfTheTableLacksTheSettlementColumns();
+			warnIfTheTableLacksTheColumnsOfLaterMigrations();
 			return;
 		}
 		String platform = (this.settings.getPlatform() != null) ? this.settings.getPlatform()
@@ -107,22 +107,43 @@ public class LedgerSchemaInitializer implements InitializingBean {
 		}
 		String platform = (this.settings.getPlatform() != null) ? this.settings.getPlatform()
 				: LedgerSchema.platformOf(this.dataSource);
+		LedgerFlywayMigrations.migrate(this.dataSource, platform, this.settings.getFlywayTable(), tableVersion());
+	}
+
+	/**
+	 * The version of the ledger's migrations that a table found without their history is at, read from its
+	 * columns: {@code 1.0.0.0.4} with the approval columns, {@code 1.0.0.0.2} with the settlement columns only,
+	 * else {@code 1.0.0.0.1}; {@code null} where there is no table.
+	 */
+	private String tableVersion() {
 		Boolean settled = hasColumn(LedgerSchema.SETTLEMENT_COLUMNS.get(0));
-		String tableVersion = (settled == null) ? null
-				: settled ? LedgerFlywayMigrations.LATEST : LedgerFlywayMigrations.FIRST;
-		LedgerFlywayMigrations.migrate(this.dataSource, platform, this.settings.getFlywayTable(), tableVersion);
+		if (settled == null) {
+			return null;
+		}
+		if (!settled) {
+			return LedgerFlywayMigrations.FIRST;
+		}
+		return hasColumn(LedgerSchema.APPROVAL_COLUMNS.get(0)) ? LedgerFlywayMigrations.LATEST
+				: LedgerFlywayMigrations.SETTLEMENTS;
 	}
 
 	/**
 	 * A table made before the ledger's migration {@code 1.0.0.0.2} serves calls as before, but settlement by
-	 * hand needs that migration's columns: the start goes on, and says what to run. Nothing is said where the
-	 * table is not found (it may be made later, or be in a schema the connection does not show).
+	 * hand needs that migration's columns; one made before {@code 1.0.0.0.4} serves calls of tools that need no
+	 * approval, but a tool that needs a person's approval needs that migration's columns and statuses: the start
+	 * goes on, and says what to run, in order. Nothing is said where the table is not found (it may be made
+	 * later, or be in a schema the connection does not show).
 	 */
-	private void warnIfTheTableLacksTheSettlementColumns() {
+	private void warnIfTheTableLacksTheColumnsOfLaterMigrations() {
+		boolean settled;
+		boolean approvals;
 		try {
-			if (!Boolean.FALSE.equals(hasColumn(LedgerSchema.SETTLEMENT_COLUMNS.get(0)))) {
+			Boolean found = hasColumn(LedgerSchema.SETTLEMENT_COLUMNS.get(0));
+			if (found == null) {
 				return;
 			}
+			settled = found;
+			approvals = Boolean.TRUE.equals(hasColumn(LedgerSchema.APPROVAL_COLUMNS.get(0)));
 		}
 		catch (RuntimeException ex) {
 			logger.atDebug().setCause(ex).log("Could not read the columns of the idempotency ledger table");
@@ -130,11 +151,24 @@ public class LedgerSchemaInitializer implements InitializingBean {
 		}
 		String platform = (this.settings.getPlatform() != null) ? this.settings.getPlatform()
 				: LedgerSchema.platformOf(this.dataSource);
+		if (!settled) {
+			warnOfMissingColumns(LedgerSchema.SETTLEMENT_COLUMNS, "1.0.0.0.2",
+					"calls are served as before, but settling calls by hand (Settlements) fails until they exist",
+					LedgerSchema.upgradeLocation(platform));
+		}
+		if (!approvals) {
+			warnOfMissingColumns(LedgerSchema.APPROVAL_COLUMNS, "1.0.0.0.4",
+					"calls of tools that need no approval are served as before, but no tool that needs a person's"
+							+ " approval can claim a call until they exist",
+					LedgerSchema.approvalsUpgradeLocation(platform));
+		}
+	}
+
+	private void warnOfMissingColumns(List<String> columns, String migration, String consequence, String location) {
 		logger.atWarn()
 			.addKeyValue("idempotency.table", this.settings.getTableName())
-			.log("The idempotency ledger table {} lacks the columns {} of the ledger's migration 1.0.0.0.2: calls are"
-					+ " served as before, but settling calls by hand (Settlements) fails until they exist. Apply {}{}",
-					this.settings.getTableName(), LedgerSchema.SETTLEMENT_COLUMNS, LedgerSchema.upgradeLocation(platform),
+			.log("The idempotency ledger table {} lacks the columns {} of the ledger's migration {}: {}. Apply {}{}",
+					this.settings.getTableName(), columns, migration, consequence, location,
 					" (with the table's name in place of tool_audit), or let Flyway or Liquibase apply the ledger's"
 							+ " migrations");
 	}

@@ -15,6 +15,7 @@ import io.idempotency.Reconciliation;
 import io.idempotency.autoconfigure.IdempotencyLedgerAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotentToolsAutoConfiguration;
 import io.idempotency.key.IdempotencyKey;
+import io.idempotency.ledger.LedgerSchema;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
 import io.idempotency.testsupport.FreshSchema;
@@ -33,6 +34,7 @@ import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static io.idempotency.autoconfigure.migration.LedgerMigrationsTest.flywayOn;
@@ -143,7 +145,7 @@ class LedgerFlywayOwnHistoryTest {
 			});
 			assertThat(applied(ledgerHistory(schema))).containsExactlyElementsOf(flywayOn(database,
 					"1 Baseline", "1.0.0.0.1 Success",
-					"1.0.0.0.2 Success"));
+					"1.0.0.0.2 Success", "1.0.0.0.4 Success"));
 
 			this.logged.list.clear();
 			withOwnHistory(schema).run((context) -> {
@@ -152,7 +154,33 @@ class LedgerFlywayOwnHistoryTest {
 				assertThat(context.getBean(TicketTool.class).opened()).isZero();
 			});
 			assertThat(applied(ledgerHistory(schema))).as("the second start migrated nothing")
-				.containsExactlyElementsOf(flywayOn(database, "1 Baseline", "1.0.0.0.1 Success", "1.0.0.0.2 Success"));
+				.containsExactlyElementsOf(flywayOn(database, "1 Baseline", "1.0.0.0.1 Success", "1.0.0.0.2 Success",
+						"1.0.0.0.4 Success"));
+			assertThat(flywayWarnings()).as("Flyway warned").isEmpty();
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aTableMadeBeforeTheApprovalsIsAdoptedAtItsVersionAndBroughtToTheLatest(TestDatabase database) {
+		try (FreshSchema schema = FreshSchema.on(database)) {
+			// The application's own migrations, and the table as the initializer of an earlier version made it: the
+			// table of the migrations before 1.0.0.0.4.
+			application(schema, APPLICATION_MIGRATIONS).withPropertyValues("idempotency.enabled=false")
+				.run((context) -> assertThat(context).hasNotFailed());
+			LedgerMigrationsTest.migrationsBeforeTheApprovals(schema, database);
+
+			this.logged.list.clear();
+			withOwnHistory(schema).run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(open(context, "run-1")).isEqualTo("T-1");
+				assertThat(open(context, "run-1")).as("the repeat is replayed").isEqualTo("T-1");
+			});
+
+			assertThat(applied(ledgerHistory(schema))).containsExactlyElementsOf(flywayOn(database,
+					"1.0.0.0.2 Baseline", "1.0.0.0.4 Success"));
+			assertThat(new JdbcTemplate(schema.dataSource()).queryForList("SELECT " + String.join(", ",
+					LedgerSchema.APPROVAL_COLUMNS) + " FROM tool_audit")).as("the approval columns").hasSize(1);
 			assertThat(flywayWarnings()).as("Flyway warned").isEmpty();
 		}
 	}
@@ -179,7 +207,8 @@ class LedgerFlywayOwnHistoryTest {
 				.withPropertyValues("spring.flyway.out-of-order=true", "idempotency.jdbc.initialize-schema=never")
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
-					assertThat(applied(context.getBean(Flyway.class))).contains("1.0.0.0.1 Success", "1.0.0.0.2 Success");
+					assertThat(applied(context.getBean(Flyway.class))).contains("1.0.0.0.1 Success", "1.0.0.0.2 Success",
+							"1.0.0.0.4 Success");
 					assertThat(open(context, "run-1")).isEqualTo("T-1");
 				});
 			assertThat(flywayWarnings()).as("out of order, Flyway warns at every start")
@@ -193,13 +222,13 @@ class LedgerFlywayOwnHistoryTest {
 				assertThat(context.getBean(TicketTool.class).opened()).isZero();
 			});
 			assertThat(applied(ledgerHistory(schema))).containsExactlyElementsOf(flywayOn(database,
-					"1.0.0.0.2 Baseline"));
+					"1.0.0.0.4 Baseline"));
 			assertThat(flywayWarnings()).as("Flyway warned").isEmpty();
 
 			this.logged.list.clear();
 			withOwnHistory(schema).run((context) -> assertThat(context).hasNotFailed());
 			assertThat(applied(ledgerHistory(schema))).containsExactlyElementsOf(flywayOn(database,
-					"1.0.0.0.2 Baseline"));
+					"1.0.0.0.4 Baseline"));
 			assertThat(flywayWarnings()).as("Flyway warned").isEmpty();
 		}
 	}

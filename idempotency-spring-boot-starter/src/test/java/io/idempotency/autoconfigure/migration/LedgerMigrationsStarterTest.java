@@ -120,7 +120,7 @@ class LedgerMigrationsStarterTest {
 				.run((context) -> {
 					claimsAndReplays(context);
 					assertThat(applied(context)).containsExactlyElementsOf(flywayOn(database,
-							"1 Success", "1.0.0.0.1 Success", "1.0.0.0.2 Success", "2 Success"));
+							"1 Success", "1.0.0.0.1 Success", "1.0.0.0.2 Success", "1.0.0.0.4 Success", "2 Success"));
 				});
 		}
 	}
@@ -146,7 +146,7 @@ class LedgerMigrationsStarterTest {
 					claimsAndReplays(context);
 					assertThat(applied(context)).containsExactlyElementsOf(flywayOn(database,
 							"1 Success", "2 Success", "1.0.0.0.1 Out of Order",
-							"1.0.0.0.2 Out of Order"));
+							"1.0.0.0.2 Out of Order", "1.0.0.0.4 Out of Order"));
 				});
 		}
 	}
@@ -161,7 +161,8 @@ class LedgerMigrationsStarterTest {
 					.containsExactlyElementsOf(withH2StatusCheck(database,
 						"tickets EXECUTED",
 						ledgerChangeSet("1.0.0.0.1", database) + " EXECUTED",
-						ledgerChangeSet("1.0.0.0.2", database) + " EXECUTED"));
+						ledgerChangeSet("1.0.0.0.2", database) + " EXECUTED",
+						LedgerMigrationsTest.approvalsChangeSet(database, "EXECUTED")));
 			});
 		}
 	}
@@ -175,7 +176,7 @@ class LedgerMigrationsStarterTest {
 				.run((context) -> {
 					claimsAndReplays(context);
 					assertThat(applied(context)).containsExactlyElementsOf(flywayOn(database,
-							"1 Success", "1.0.0.0.1 Success", "1.0.0.0.2 Success", "2 Success"));
+							"1 Success", "1.0.0.0.1 Success", "1.0.0.0.2 Success", "1.0.0.0.4 Success", "2 Success"));
 				});
 		}
 	}
@@ -190,7 +191,8 @@ class LedgerMigrationsStarterTest {
 					.containsExactlyElementsOf(withH2StatusCheck(database,
 						"tickets EXECUTED",
 						ledgerChangeSet("1.0.0.0.1", database) + " EXECUTED",
-						ledgerChangeSet("1.0.0.0.2", database) + " EXECUTED"));
+						ledgerChangeSet("1.0.0.0.2", database) + " EXECUTED",
+						LedgerMigrationsTest.approvalsChangeSet(database, "EXECUTED")));
 			});
 		}
 	}
@@ -201,7 +203,7 @@ class LedgerMigrationsStarterTest {
 			withFlyway(schema, APPLICATION_MIGRATIONS, LEDGER_MIGRATIONS).run((context) -> {
 				claimsAndReplays(context);
 				assertThat(applied(context)).containsExactlyElementsOf(flywayOn(TestDatabase.H2,
-						"1 Success", "1.0.0.0.1 Success", "1.0.0.0.2 Success", "2 Success"));
+						"1 Success", "1.0.0.0.1 Success", "1.0.0.0.2 Success", "1.0.0.0.4 Success", "2 Success"));
 			});
 		}
 	}
@@ -233,10 +235,10 @@ class LedgerMigrationsStarterTest {
 
 			withFlyway(schema, LEDGER_MIGRATIONS)
 				.withPropertyValues("idempotency.jdbc.initialize-schema=never", "spring.flyway.baseline-on-migrate=true",
-						"spring.flyway.baseline-version=1.0.0.0.2")
+						"spring.flyway.baseline-version=1.0.0.0.4")
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
-					assertThat(applied(context)).containsExactlyElementsOf(flywayOn(database, "1.0.0.0.2 Baseline"));
+					assertThat(applied(context)).containsExactlyElementsOf(flywayOn(database, "1.0.0.0.4 Baseline"));
 					assertThat(open(context, "run-1")).as("the call made before is replayed").isEqualTo("T-1");
 					assertThat(context.getBean(TicketTool.class).opened()).isZero();
 				});
@@ -258,7 +260,8 @@ class LedgerMigrationsStarterTest {
 					.containsExactlyElementsOf(withH2StatusCheck(database,
 						"tickets EXECUTED",
 						ledgerChangeSet("1.0.0.0.1", database) + " MARK_RAN",
-						ledgerChangeSet("1.0.0.0.2", database) + " MARK_RAN"));
+						ledgerChangeSet("1.0.0.0.2", database) + " MARK_RAN",
+						LedgerMigrationsTest.approvalsChangeSet(database, "MARK_RAN")));
 				assertThat(open(context, "run-1")).as("the call made before is replayed").isEqualTo("T-1");
 				assertThat(context.getBean(TicketTool.class).opened()).isZero();
 			});
@@ -278,10 +281,10 @@ class LedgerMigrationsStarterTest {
 				.locations("classpath:io/idempotency/ledger/migration/" + LedgerMigrationsTest.vendorOf(database))
 				.table("idempotency_schema_history")
 				.baselineOnMigrate(true)
-				.baselineVersion("1.0.0.0.2")
+				.baselineVersion("1.0.0.0.4")
 				.load();
 			ledgerFlyway.migrate();
-			assertThat(appliedBy(ledgerFlyway)).containsExactlyElementsOf(flywayOn(database, "1.0.0.0.2 Baseline"));
+			assertThat(appliedBy(ledgerFlyway)).containsExactlyElementsOf(flywayOn(database, "1.0.0.0.4 Baseline"));
 
 			withFlyway(schema, APPLICATION_MIGRATIONS).withPropertyValues("idempotency.jdbc.initialize-schema=never")
 				.run((context) -> {
@@ -308,7 +311,7 @@ class LedgerMigrationsStarterTest {
 			ledgerFlyway.migrate();
 			assertThat(appliedBy(ledgerFlyway)).containsExactlyElementsOf(flywayOn(database,
 					"1 Baseline", "1.0.0.0.1 Success",
-					"1.0.0.0.2 Success"));
+					"1.0.0.0.2 Success", "1.0.0.0.4 Success"));
 
 			withFlyway(schema, APPLICATION_MIGRATIONS).withPropertyValues("idempotency.jdbc.initialize-schema=never")
 				.run(LedgerMigrationsStarterTest::claimsAndReplays);

@@ -52,10 +52,13 @@ class LedgerMigrationsTest {
 	 * changes after its release stops every such application at its next start (Flyway's validation). Change the
 	 * table with a new migration instead.
 	 */
-	private static final Map<String, Integer> RELEASED = Map.of("postgresql/1.0.0.0.1", 329171022,
-			"mysql/1.0.0.0.1", 880284380, "mariadb/1.0.0.0.1", 880284380, "h2/1.0.0.0.1", -1475499320,
-			"postgresql/1.0.0.0.2", -592560247, "mysql/1.0.0.0.2", -601966761, "mariadb/1.0.0.0.2", -601966761,
-			"h2/1.0.0.0.2", 237031053, "h2/1.0.0.0.3", 697777380);
+	private static final Map<String, Integer> RELEASED = Map.ofEntries(Map.entry("postgresql/1.0.0.0.1", 329171022),
+			Map.entry("mysql/1.0.0.0.1", 880284380), Map.entry("mariadb/1.0.0.0.1", 880284380),
+			Map.entry("h2/1.0.0.0.1", -1475499320), Map.entry("postgresql/1.0.0.0.2", -592560247),
+			Map.entry("mysql/1.0.0.0.2", -601966761), Map.entry("mariadb/1.0.0.0.2", -601966761),
+			Map.entry("h2/1.0.0.0.2", 237031053), Map.entry("h2/1.0.0.0.3", 697777380),
+			Map.entry("postgresql/1.0.0.0.4", 187093123), Map.entry("mysql/1.0.0.0.4", -1024089142),
+			Map.entry("mariadb/1.0.0.0.4", -1024089142), Map.entry("h2/1.0.0.0.4", -1057623830));
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
@@ -82,7 +85,8 @@ class LedgerMigrationsTest {
 
 			assertThat(tableOf(migrated)).isEqualTo(tableOf(scripted));
 			assertThat(changeSets(migrated.dataSource())).containsExactlyElementsOf(withH2StatusCheck(database,
-					changeSet("1.0.0.0.1", database) + " EXECUTED", changeSet("1.0.0.0.2", database) + " EXECUTED"));
+					changeSet("1.0.0.0.1", database) + " EXECUTED", changeSet("1.0.0.0.2", database) + " EXECUTED",
+					approvalsChangeSet(database, "EXECUTED")));
 		}
 	}
 
@@ -102,8 +106,9 @@ class LedgerMigrationsTest {
 
 			assertThat(tableOf(migrated)).isEqualTo(tableOf(scripted));
 			assertThat(flyway.info().applied()).extracting((migration) -> migration.getVersion().getVersion())
-				.containsExactlyElementsOf((database == TestDatabase.H2) ? List.of("1.0.0.0.1", "1.0.0.0.2", "1.0.0.0.3")
-						: List.of("1.0.0.0.1", "1.0.0.0.2"));
+				.containsExactlyElementsOf((database == TestDatabase.H2)
+						? List.of("1.0.0.0.1", "1.0.0.0.2", "1.0.0.0.3", "1.0.0.0.4")
+						: List.of("1.0.0.0.1", "1.0.0.0.2", "1.0.0.0.4"));
 		}
 	}
 
@@ -117,7 +122,8 @@ class LedgerMigrationsTest {
 
 			assertThat(tableOf(migrated)).isEqualTo(tableOf(scripted));
 			assertThat(changeSets(migrated.dataSource())).containsExactlyElementsOf(withH2StatusCheck(database,
-					changeSet("1.0.0.0.1", database) + " MARK_RAN", changeSet("1.0.0.0.2", database) + " EXECUTED"));
+					changeSet("1.0.0.0.1", database) + " MARK_RAN", changeSet("1.0.0.0.2", database) + " EXECUTED",
+					approvalsChangeSet(database, "EXECUTED")));
 		}
 	}
 
@@ -126,10 +132,13 @@ class LedgerMigrationsTest {
 	void aTableOfTheSchemaScriptIsTakenByLiquibaseAsAtTheLatestChangeSet(TestDatabase database) throws Exception {
 		try (FreshSchema schema = FreshSchema.on(database)) {
 			LedgerSchema.create(schema.dataSource(), "tool_audit");
+			List<String> scripted = tableOf(schema);
 			liquibase(schema.dataSource(), CHANGELOG);
 
+			assertThat(tableOf(schema)).as("the table after Liquibase").isEqualTo(scripted);
 			assertThat(changeSets(schema.dataSource())).containsExactlyElementsOf(withH2StatusCheck(database,
-					changeSet("1.0.0.0.1", database) + " MARK_RAN", changeSet("1.0.0.0.2", database) + " MARK_RAN"));
+					changeSet("1.0.0.0.1", database) + " MARK_RAN", changeSet("1.0.0.0.2", database) + " MARK_RAN",
+					approvalsChangeSet(database, "MARK_RAN")));
 		}
 	}
 
@@ -151,15 +160,26 @@ class LedgerMigrationsTest {
 	}
 
 	/**
-	 * The change sets recorded on a database: those given, and on H2 then the one that writes the status check
-	 * anew (1.0.0.0.3), which runs on any table.
+	 * The change sets recorded on a database: those given, and on H2 after {@code 1.0.0.0.2} the one that writes
+	 * the status check anew ({@code 1.0.0.0.3}), which runs on any table.
 	 */
 	static List<String> withH2StatusCheck(TestDatabase database, String... changeSets) {
-		List<String> all = new ArrayList<>(List.of(changeSets));
-		if (database == TestDatabase.H2) {
-			all.add(changeSet("1.0.0.0.3", database) + " EXECUTED");
+		List<String> all = new ArrayList<>();
+		for (String changeSet : changeSets) {
+			all.add(changeSet);
+			if (database == TestDatabase.H2 && changeSet.startsWith(changeSet("1.0.0.0.2", database) + " ")) {
+				all.add(changeSet("1.0.0.0.3", database) + " EXECUTED");
+			}
 		}
 		return all;
+	}
+
+	/**
+	 * The change set {@code 1.0.0.0.4} as Liquibase recorded it: as given, but on H2 executed on any table, since
+	 * {@code 1.0.0.0.3} has just written the check of the first four statuses there.
+	 */
+	static String approvalsChangeSet(TestDatabase database, String how) {
+		return changeSet("1.0.0.0.4", database) + " " + ((database == TestDatabase.H2) ? "EXECUTED" : how);
 	}
 
 	/**
@@ -195,6 +215,21 @@ class LedgerMigrationsTest {
 	static void firstMigration(FreshSchema schema, TestDatabase database) {
 		ResourceDatabasePopulator populator = new ResourceDatabasePopulator(
 				new ClassPathResource(LOCATION + vendorOf(database) + "/V1_0_0_0_1__idempotency_ledger.sql"));
+		populator.execute(schema.dataSource());
+	}
+
+	/**
+	 * Makes the table as the migrations before {@code 1.0.0.0.4} made it (and the schema script of their time),
+	 * without a history.
+	 */
+	static void migrationsBeforeTheApprovals(FreshSchema schema, TestDatabase database) {
+		ResourceDatabasePopulator populator = new ResourceDatabasePopulator(
+				new ClassPathResource(LOCATION + vendorOf(database) + "/V1_0_0_0_1__idempotency_ledger.sql"),
+				new ClassPathResource(LOCATION + vendorOf(database) + "/V1_0_0_0_2__idempotency_ledger_settlements.sql"));
+		if (database == TestDatabase.H2) {
+			populator.addScript(
+					new ClassPathResource(LOCATION + "h2/V1_0_0_0_3__idempotency_ledger_status_check.sql"));
+		}
 		populator.execute(schema.dataSource());
 	}
 

@@ -1,0 +1,16 @@
+-- The idempotency ledger, migration 1.0.0.0.4, for PostgreSQL: a person's approval before the effect. Adds to the
+-- table tool_audit the columns where it is recorded (why the tool asked for it, and who decided, when and why), all
+-- nullable; allows the statuses awaiting, approved, rejected and expired; and indexes the rows awaiting approval.
+-- A released migration never changes: a change to the table is a new migration beside it.
+ALTER TABLE tool_audit
+	ADD COLUMN approval_reason TEXT,
+	ADD COLUMN decided_by      VARCHAR(255),
+	ADD COLUMN decided_at      TIMESTAMPTZ,
+	ADD COLUMN decision_reason TEXT,
+	DROP CONSTRAINT tool_audit_status_ck,
+	ADD CONSTRAINT tool_audit_status_ck CHECK (status IN ('attempting', 'succeeded', 'failed', 'unknown',
+		'awaiting', 'approved', 'rejected', 'expired'));
+
+-- The calls awaiting a person's approval, oldest first: listed, and expired when too old, without reading
+-- the rows that await nothing.
+CREATE INDEX tool_audit_awaiting_ix ON tool_audit (started_at) WHERE status = 'awaiting';
