@@ -79,6 +79,65 @@ class StartupChecksTest {
 			.withMessageContaining("did this happen?");
 	}
 
+	public static class BadApprovals {
+
+		@IdempotentTool(name = "both", reconcile = "find", requiresApproval = true, approval = "check")
+		public String both(String issue) {
+			return issue;
+		}
+
+		@IdempotentTool(name = "missing_method", reconcile = "find", approval = "noSuchMethod")
+		public String missingMethod(String issue) {
+			return issue;
+		}
+
+		@IdempotentTool(name = "wrong_answer", reconcile = "find", approval = "says")
+		public String wrongAnswer(String issue) {
+			return issue;
+		}
+
+		@IdempotentTool(name = "unknown_argument", reconcile = "find", approval = "asksAnother")
+		public String unknownArgument(String issue) {
+			return issue;
+		}
+
+		@IdempotentTool(name = "fits", reconcile = "find", approval = "check")
+		public String fits(String issue) {
+			return issue;
+		}
+
+		boolean check(String issue, IdempotencyKey key) {
+			return issue.length() > 10;
+		}
+
+		String says(String issue) {
+			return issue;
+		}
+
+		Approval asksAnother(String isue) {
+			return Approval.notRequired();
+		}
+
+		Reconciliation<String> find(IdempotencyKey key) {
+			return Reconciliation.notFound();
+		}
+
+	}
+
+	@Test
+	void anApprovalThatIsDeclaredTwiceOrNamesAMethodThatDoesNotFitStopsTheStart() {
+		assertThatIllegalStateException().isThrownBy(() -> start(BadApprovals.class))
+			.withMessageContaining("Tool 'both' (StartupChecksTest.BadApprovals.both) has requiresApproval and an approval"
+					+ " method 'check'")
+			.withMessageContaining("Tool 'missing_method' (StartupChecksTest.BadApprovals.missingMethod) names approval"
+					+ " method 'noSuchMethod', but StartupChecksTest.BadApprovals declares no method of that name")
+			.withMessageContaining("Tool 'wrong_answer' (StartupChecksTest.BadApprovals.wrongAnswer) has approval method"
+					+ " says which returns String: it must return boolean")
+			.withMessageContaining("Tool 'unknown_argument' (StartupChecksTest.BadApprovals.unknownArgument) has approval"
+					+ " method asksAnother which takes 'isue', which is not an argument of the tool")
+			.withMessageNotContaining("'fits'");
+	}
+
 	public static class BadWaits {
 
 		@IdempotentTool(name = "not_a_duration", reconcile = "find", waitForRunning = "two seconds")

@@ -117,10 +117,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 				this.outcomes);
 	}
 
-	/**
-	 * The calls that wait for a person's approval, and the decisions on them: what
-	 * {@code io.idempotency.reconcile.Approvals} reads and writes.
-	 */
+	/** The calls that wait for a person's approval: what {@code io.idempotency.reconcile.Approvals} decides on. */
 	public ApprovalQueue approvals() {
 		return this.approvals;
 	}
@@ -162,9 +159,7 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	}
 
 	/**
-	 * Claims the call's key. The insert either wins, and the call may execute, or it loses to an existing
-	 * row, which is read in the same call and tells why the call must not execute. Never check-then-insert:
-	 * the unique constraint decides.
+	 * {@inheritDoc} The insert wins, or loses to a row read in the same call; never check-then-insert.
 	 * @throws IllegalArgumentException if the arguments are not valid JSON
 	 */
 	@Override
@@ -205,11 +200,9 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	}
 
 	/**
-	 * Marks every call that this ledger claimed and whose outcome is not yet recorded as still executing, so
-	 * that the reconciler leaves it alone however long it runs: a call is stale only when neither its claim
-	 * nor its last heartbeat is more recent than the reconciler's threshold. Call it more often than the
-	 * shortest threshold (the starter does, every {@code idempotency.heartbeat.interval}); when the instance
-	 * dies, its calls stop beating and are reconciled.
+	 * Marks every call this ledger claimed whose outcome is not yet recorded as still executing, so that the
+	 * reconciler leaves it alone however long it runs. Call it more often than the shortest threshold (the
+	 * starter does, every {@code idempotency.heartbeat.interval}); when the instance dies, its calls stop beating.
 	 * @return how many rows were marked
 	 */
 	public int heartbeat() {
@@ -232,11 +225,9 @@ public final class JdbcLedger implements CallLedger, ReconcileQueue, SettlementQ
 	}
 
 	/**
-	 * The row of a key as a repeat made here now is answered from: where the call of the key's latest claim here
-	 * has succeeded or failed and its outcome waits to be written behind its caller, the row with that outcome
-	 * (without its times, which are the database's and not yet known), read from memory; else the row as
-	 * {@link #find} reads it. A repeat that waits for a running call reads it, so that it is answered as soon as
-	 * the call settles here, as a repeat made then would be.
+	 * The row of a key as a repeat made here now is answered from: an outcome of the key's latest claim here
+	 * that waits to be written (its times not yet known), read from memory; else the row as {@link #find} reads
+	 * it. A repeat waiting for a running call reads it, to be answered as soon as the call settles here.
 	 */
 	@Override
 	public Optional<LedgerEntry> findLatest(IdempotencyKey key) {

@@ -7,9 +7,11 @@ import io.idempotency.testsupport.TestDatabases;
 
 class H2ApprovalTest extends ApprovalContractTests {
 
+	private static final DataSource dataSource = TestDatabases.dataSource(TestDatabase.H2);
+
 	@Override
 	DataSource dataSource() {
-		return TestDatabases.dataSource(TestDatabase.H2);
+		return dataSource;
 	}
 
 }

@@ -1,0 +1,15 @@
+package io.idempotency;
+
+import javax.sql.DataSource;
+
+import io.idempotency.testsupport.TestDatabase;
+import io.idempotency.testsupport.TestDatabases;
+
+class MariaDbApprovalToolTest extends ApprovalToolContractTests {
+
+	@Override
+	DataSource dataSource() {
+		return TestDatabases.dataSource(TestDatabase.MARIADB);
+	}
+
+}
