@@ -5,6 +5,7 @@ const LABELS = {
   executed: 'executed', replayed: 'replayed', replayed_different_details: 'replayed, other details not applied',
   in_progress: 'in progress',
   previous_attempt_failed: 'previous failure', error: 'error', read: 'read (not idempotent)',
+  awaiting_approval: 'awaiting approval', refused_not_approved: 'not approved',
   'executed (idempotency off)': 'executed, idempotency off'
 };
 // The call selected in the operator panel, kept across the page's rebuilds.
@@ -38,6 +39,8 @@ const ANSWERED = {
   replayed_different_details: 'It did not run again: the ledger answered with the first call\'s result; the details that differ were not applied.',
   in_progress: 'It did not run: the first call\'s outcome is not known yet, and the reconciler settles it.',
   previous_attempt_failed: 'It did not run: the first attempt failed before it acted, and the model is told so.',
+  awaiting_approval: 'It did not run: it waits for a person\'s approval, and the model is told so.',
+  refused_not_approved: 'It did not run, and never will: a person did not approve it, and the model is told why.',
   error: 'It failed: the model read the error.',
   read: 'It ran: a read, safe to repeat, not made idempotent.',
   'executed (idempotency off)': 'It ran: idempotency was off, so nothing was recorded and nothing deduplicated.'
@@ -158,6 +161,40 @@ function renderAwaiting(calls) {
   }
 }
 
+// As the calls awaiting a human: rows kept while their call waits, only their age brought up to date.
+function renderApprovals(calls) {
+  document.getElementById('approval-count').textContent = calls.length;
+  const tbody = document.querySelector('#approvals tbody');
+  const shown = new Map([...tbody.children].map((row) => [row.dataset.key, row]));
+  const rows = calls.map((call) => {
+    const row = shown.get(call.key) || el('tr', { class: 'approval-row', 'data-key': call.key, 'data-run': call.runId },
+      el('td', {}, call.tool), el('td', {}, call.runId), el('td', {}, call.userId || ''),
+      el('td', {}, el('code', {}, call.arguments)), el('td', { class: 'approval-reason' }, call.reason),
+      el('td', { class: 'age' }, ''),
+      el('td', {}, el('button', { type: 'button', class: 'approve', 'data-decide': 'approve', 'data-key': call.key }, 'Approve'),
+        ' ', el('button', { type: 'button', class: 'reject', 'data-decide': 'reject', 'data-key': call.key }, 'Reject')));
+    row.querySelector('.age').textContent = age(call.ageSeconds);
+    return row;
+  });
+  if (rows.length !== tbody.children.length || rows.some((row, i) => tbody.children[i] !== row)) {
+    tbody.replaceChildren(...rows);
+  }
+}
+
+// The runs a decision left to resume, each with its button; rebuilt only when they changed.
+let resumableShown = '';
+
+function renderResumable(runs) {
+  document.getElementById('resumable-count').textContent = runs.length;
+  const shown = JSON.stringify(runs);
+  if (shown === resumableShown) return;
+  resumableShown = shown;
+  document.getElementById('resumable').replaceChildren(...runs.map((run) => el('li', { class: 'resumable', 'data-run': run.runId },
+    run.tool + ' of run ' + run.runId + ' (for ' + (run.userId || 'no user') + ') was ' + run.decision
+      + (run.decidedBy ? ' by ' + run.decidedBy : '') + (run.reason ? ': ' + run.reason : '') + ' ',
+    el('button', { type: 'button', class: 'resume', 'data-run': run.runId }, 'Resume run'))));
+}
+
 function renderList(id, countId, items, text) {
   document.getElementById(countId).textContent = items.length;
   document.getElementById(id).replaceChildren(...items.map((item) => el('li', {}, text(item))));
@@ -186,9 +223,12 @@ function render(state) {
 
 async function refresh() {
   try {
-    const [state, awaiting] = await Promise.all([api('state'), api('settlements')]);
+    const [state, awaiting, approvals, resumable] = await Promise.all([api('state'), api('settlements'),
+      api('approvals'), api('approvals/resumable')]);
     render(state);
     renderAwaiting(awaiting);
+    renderApprovals(approvals);
+    renderResumable(resumable);
   } catch (e) { console.error(e); }
 }
 
@@ -228,7 +268,8 @@ document.getElementById('reconcile').addEventListener('click', async () => {
   try {
     const result = await api('reconcile', {});
     out.textContent = 'Resolved ' + result.resolved + ', to be tried again ' + result.postponed
-      + ', handed to a person ' + result.awaitingHuman + '. ' + result.message;
+      + ', handed to a person ' + result.awaitingHuman + ', approvals expired ' + result.approvalsExpired + '. '
+      + result.message;
   } catch (e) {
     out.textContent = e.message;
   }
@@ -270,6 +311,43 @@ document.querySelectorAll('button[data-settle]').forEach((button) => button.addE
   }
   refresh();
 }));
+
+document.querySelector('#approvals tbody').addEventListener('click', async (event) => {
+  const button = event.target.closest('button[data-decide]');
+  if (!button) return;
+  const out = document.getElementById('approval-message');
+  const decision = {
+    approver: document.getElementById('approver').value,
+    reason: document.getElementById('approval-reason').value
+  };
+  try {
+    const decided = await api('approvals/' + encodeURIComponent(button.dataset.key) + '/' + button.dataset.decide, decision);
+    out.className = 'settled';
+    out.textContent = decided.message;
+    document.getElementById('approval-reason').value = '';
+  } catch (e) {
+    out.className = 'refused';
+    out.textContent = e.message;
+  }
+  refresh();
+});
+
+// Resuming a run is a message to the agent, as the chat's: the chat shows it on its way, then the answer.
+document.getElementById('resumable').addEventListener('click', async (event) => {
+  const button = event.target.closest('button.resume');
+  if (!button) return;
+  button.disabled = true;
+  pending = [['user', 'Resuming run ' + button.dataset.run], ['assistant', '…']];
+  chatShown = '';
+  try {
+    await api('runs/' + encodeURIComponent(button.dataset.run) + '/resume', {});
+    pending = null;
+  } catch (e) {
+    pending = [['user', 'Resuming run ' + button.dataset.run], ['assistant', 'Error: ' + e.message]];
+  }
+  chatShown = '';
+  refresh();
+});
 
 refresh();
 setInterval(refresh, 2000);

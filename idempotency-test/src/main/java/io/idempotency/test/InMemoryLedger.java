@@ -126,6 +126,9 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 			case SUCCEEDED -> new Claim.Replay(entry);
 			case FAILED -> new Claim.PreviousAttemptFailed(entry);
 			case ATTEMPTING, UNKNOWN -> new Claim.InProgress(entry);
+			// This ledger claims no call as awaiting approval, so none of its rows is ever in these states.
+			case AWAITING_APPROVAL, APPROVED, REJECTED, EXPIRED -> throw new IllegalStateException(
+					"The in-memory ledger keeps no approvals, but the row of " + request.key() + " is " + existing.status);
 		};
 	}
 

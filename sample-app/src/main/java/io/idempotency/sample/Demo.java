@@ -12,7 +12,10 @@ import java.util.concurrent.TimeUnit;
 
 import io.idempotency.Answer;
 import io.idempotency.key.IdempotencyKey;
+import io.idempotency.ledger.ApprovalRequest;
 import io.idempotency.ledger.CallRecord;
+import io.idempotency.reconcile.ApprovalRefusedException;
+import io.idempotency.reconcile.Approvals;
 import io.idempotency.reconcile.CallFilter;
 import io.idempotency.reconcile.Reconciler;
 import io.idempotency.reconcile.SettlementRefusedException;
@@ -21,6 +24,7 @@ import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
 import io.idempotency.sample.agent.Agent;
 import io.idempotency.sample.agent.RunTranscript;
+import io.idempotency.sample.approval.ResumableRuns;
 import io.idempotency.sample.external.Fault;
 import io.idempotency.sample.external.QuoteDelivery;
 import io.idempotency.sample.external.TicketSystem;
@@ -68,6 +72,10 @@ public class Demo {
 
 	private final Environment environment;
 
+	private final ObjectProvider<Approvals> approvals;
+
+	private final ResumableRuns resumable;
+
 	private final Clock clock;
 
 	private PrintStream out = System.out;
@@ -76,7 +84,10 @@ public class Demo {
 
 	Demo(Agent agent, TicketTools ticketTools, TicketSystem tickets, QuoteDelivery delivery, QuoteTools quotes,
 			LedgerView ledger, ObjectProvider<Reconciler> reconciler, Warehouse warehouse, ReservationTools reservations,
-			ObjectProvider<Settlements> settlements, Environment environment, Clock clock) {
+			ObjectProvider<Settlements> settlements, ObjectProvider<Approvals> approvals, ResumableRuns resumable,
+			Environment environment, Clock clock) {
+		this.approvals = approvals;
+		this.resumable = resumable;
 		this.agent = agent;
 		this.ticketTools = ticketTools;
 		this.tickets = tickets;
@@ -111,6 +122,8 @@ public class Demo {
 		failureBeforeTheEffect(quoteId);
 		replayRate();
 		settledByHand();
+		approvedAndResumed();
+		rejectedAndResumed();
 		out.println();
 		out.println((this.failed == 0) ? "Every expectation held." : this.failed + " expectation(s) failed.");
 		return this.failed;
@@ -274,9 +287,76 @@ public class Demo {
 				& expect("still one reservation", this.warehouse.reservations().size() - before, 1);
 	}
 
+	/**
+	 * A quote over 10,000 is sent only once a person approves it: the model is told the call awaits approval and
+	 * tells the user; a person approves it; the run, resumed, sends it once.
+	 */
+	public boolean approvedAndResumed() {
+		title("10. A quote over 10,000 waits for a person's approval: approved, the run resumed, sent once");
+		return decidedAndResumed(true);
+	}
+
+	/** The same, rejected: the run, resumed, is told the person's reason, and nothing is sent. */
+	public boolean rejectedAndResumed() {
+		title("11. A quote over 10,000 waits for a person's approval: rejected, the run resumed, nothing sent");
+		return decidedAndResumed(false);
+	}
+
+	private boolean decidedAndResumed(boolean approve) {
+		Approvals approvals = this.approvals.getIfAvailable();
+		if (approvals == null) {
+			return expect("a person can approve the call", false);
+		}
+		int before = this.delivery.sends().size();
+		RunTranscript run = ask("quote 1000 of SKU-4411 for " + ACCOUNT + " and send it");
+		boolean held = expect("the model was told send_quote awaits approval", outcomesOf(run, "send_quote"),
+				List.of(Answer.AWAITING_APPROVAL.kind()))
+				& expect("the model told the user it awaits approval", run.getAnswer().startsWith("Waiting for approval"))
+				& expect("nothing sent", this.delivery.sends().size() - before, 0);
+		Optional<ApprovalRequest> waiting = approvals.awaiting("send_quote", 0, 100)
+			.stream()
+			.filter((request) -> run.getRunId().equals(request.entry().runId()))
+			.findFirst();
+		if (!expect("the call waits for a person's approval", waiting.isPresent())) {
+			return false;
+		}
+		IdempotencyKey key = waiting.get().entry().key();
+		String reason = approve ? "the account's volume agreement covers it" : "a discount this size needs the sales director";
+		say("it waits because " + waiting.get().reason() + "; a person " + (approve ? "approves" : "rejects") + " it: " + reason);
+		try {
+			if (approve) {
+				approvals.approve(key, "demo-approver", reason);
+			}
+			else {
+				approvals.reject(key, "demo-approver", reason);
+			}
+		}
+		catch (ApprovalRefusedException ex) {
+			return expect("the decision is accepted: " + ex.getMessage(), false);
+		}
+		held &= expect("the decision's event left the run to resume, for its user",
+				this.resumable.find(run.getRunId()).map(ResumableRuns.Resumable::userId).orElse(null), Agent.USER);
+		say("the run is resumed: the agent carries on");
+		RunTranscript resumed = this.resumable.resume(run.getRunId());
+		narrate(resumed);
+		if (approve) {
+			return held & expect("the model's call again, approved, was executed", outcomesOf(resumed, "send_quote"),
+					List.of(Answer.EXECUTED.kind()))
+					& expect("one quote sent", this.delivery.sends().size() - before, 1)
+					& expect("the model told the user it was sent", resumed.getAnswer().contains("sent to the customer"));
+		}
+		return held & expect("the model's call again was refused, not approved", outcomesOf(resumed, "send_quote"),
+				List.of(Answer.REFUSED_NOT_APPROVED.kind()))
+				& expect("nothing sent", this.delivery.sends().size() - before, 0)
+				& expect("the model told the user the person's reason", resumed.getAnswer().contains(reason));
+	}
+
 	private RunTranscript ask(String message) {
 		say("user: " + message);
-		RunTranscript run = this.agent.ask(message);
+		return narrate(this.agent.ask(message));
+	}
+
+	private RunTranscript narrate(RunTranscript run) {
 		for (RunTranscript.ToolCall call : run.getCalls()) {
 			say("  " + call.tool() + " " + call.arguments() + "\n      -> " + call.outcome() + ": the model read "
 					+ abbreviate(call.modelRead()));

@@ -71,4 +71,14 @@ class DemoScenariosTest extends SampleAppTest {
 		assertThat(this.demo.settledByHand()).as(this::narration).isTrue();
 	}
 
+	@Test
+	void aQuoteOverTheThresholdWaitsForApprovalAndApprovedIsSentOnceWhenItsRunIsResumed() {
+		assertThat(this.demo.approvedAndResumed()).as(this::narration).isTrue();
+	}
+
+	@Test
+	void aQuoteOverTheThresholdRejectedIsNeverSentAndItsResumedRunIsToldWhy() {
+		assertThat(this.demo.rejectedAndResumed()).as(this::narration).isTrue();
+	}
+
 }

@@ -11,11 +11,13 @@ import java.util.List;
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.ledger.CallRecord;
 import io.idempotency.ledger.LedgerStatus;
+import io.idempotency.reconcile.Approvals;
 import io.idempotency.reconcile.Settlements;
 import io.idempotency.run.Run;
 import io.idempotency.run.RunContext;
 import io.idempotency.sample.agent.Agent;
 import io.idempotency.sample.external.Fault;
+import io.idempotency.sample.external.QuoteDelivery;
 import io.idempotency.sample.external.TicketSystem;
 import io.idempotency.sample.external.Warehouse;
 import io.idempotency.sample.tools.ReservationTools;
@@ -72,6 +74,12 @@ class PageInBrowserTest extends SampleAppTest {
 
 	@Autowired
 	Settlements settlements;
+
+	@Autowired
+	QuoteDelivery delivery;
+
+	@Autowired
+	Approvals approvals;
 
 	private WebDriver browser;
 
@@ -250,6 +258,101 @@ class PageInBrowserTest extends SampleAppTest {
 		screenshot("operator-panel.png");
 	}
 
+	@Test
+	void aQuoteOverTheThresholdApprovedOnThePanelIsSentOnceWhenItsRunIsResumed() throws IOException {
+		decideOnThePanelAndResume(true, "the account's volume agreement covers it");
+		screenshot("approval.png");
+	}
+
+	@Test
+	void aQuoteOverTheThresholdRejectedOnThePanelIsNeverSentAndItsResumedRunIsToldWhy() throws IOException {
+		decideOnThePanelAndResume(false, "a discount this size needs the sales director");
+	}
+
+	/**
+	 * A quote over 10,000, drafted and sent in one message: the model is told the send awaits approval and says
+	 * so; a person decides in the panel (refused first, with no reason); the run, resumed from the page, sends
+	 * the quote once, or is told the person's reason and sends nothing.
+	 */
+	private void decideOnThePanelAndResume(boolean approve, String reason) {
+		this.browser.get("http://localhost:" + this.port + "/");
+		((JavascriptExecutor) this.browser).executeScript("setInterval(refresh, 100)");
+		WebDriverWait wait = new WebDriverWait(this.browser, Duration.ofSeconds(30));
+		wait.ignoring(StaleElementReferenceException.class);
+		wait.withMessage(this::whatThePageShows);
+		int sendsBefore = this.delivery.sends().size();
+
+		wait.until(ExpectedConditions.elementToBeClickable(By.id("message")))
+			.sendKeys("quote 1000 of SKU-4411 for Henderson Industrial and send it");
+		this.browser.findElement(By.id("send")).click();
+
+		// check_inventory, draft_quote, then send_quote of the quote drafted: it awaits approval, nothing is sent.
+		String runId = wait.until((page) -> newestRunIf(List.of("read", "executed", "awaiting_approval")));
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#chat .msg.assistant:last-child"),
+				"Waiting for approval: a person must approve this before it is done"));
+		assertThat(this.delivery.sends()).hasSize(sendsBefore);
+
+		// The panel lists the call: tool, run, user, arguments, why.
+		String row = "#approvals tr.approval-row[data-run='" + runId + "']";
+		String key = wait.until((page) -> page.findElements(By.cssSelector(row))
+			.stream()
+			.findFirst()
+			.map((found) -> found.getDomAttribute("data-key"))
+			.orElse(null));
+		wait.until((page) -> texts(row).stream()
+			.anyMatch((text) -> text.contains("send_quote") && text.contains(Agent.USER) && text.contains("quoteId")
+					&& text.contains("totals 18,400, over the 10,000 a rep may send without approval")));
+
+		// No reason: refused, and the page says why; the call still waits.
+		String decide = row + " button[data-decide='" + (approve ? "approve" : "reject") + "']";
+		this.browser.findElement(By.id("approver")).sendKeys("ops-anna");
+		wait.until((page) -> {
+			page.findElement(By.cssSelector(decide)).click();
+			return true;
+		});
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#approval-message.refused"),
+				"say why the call is " + (approve ? "approved" : "rejected")));
+		assertThat(this.approvals.find(new IdempotencyKey(key)).orElseThrow().isAwaiting()).isTrue();
+
+		this.browser.findElement(By.id("approval-reason")).sendKeys(reason);
+		wait.until((page) -> {
+			page.findElement(By.cssSelector(decide)).click();
+			return true;
+		});
+		String decision = approve ? "approved" : "rejected";
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#approval-message.settled"),
+				"send_quote of run " + runId + " " + decision + " by ops-anna"));
+		wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector(row), 0));
+
+		// The decision's event left the run to resume, for its user: resumed from the page.
+		String resumable = "#resumable li[data-run='" + runId + "']";
+		wait.until((page) -> texts(resumable).stream()
+			.anyMatch((text) -> text.contains("(for " + Agent.USER + ") was " + decision + " by ops-anna: " + reason)));
+		wait.until((page) -> {
+			page.findElement(By.cssSelector(resumable + " button.resume")).click();
+			return true;
+		});
+
+		// The model calls send_quote again, in the same run: sent once, or refused with the reason.
+		String resumed = wait.until((page) -> newestRunIf(List.of(approve ? "executed" : "refused_not_approved")));
+		assertThat(resumed).isEqualTo(runId);
+		wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector(resumable), 0));
+		if (approve) {
+			wait.until(ExpectedConditions.textToBePresentInElementLocated(
+					By.cssSelector("#chat .msg.assistant:last-child"), "sent to the customer"));
+			wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("send-count"),
+					String.valueOf(sendsBefore + 1)));
+			assertThat(this.delivery.sends()).hasSize(sendsBefore + 1);
+		}
+		else {
+			wait.until(ExpectedConditions.textToBePresentInElementLocated(
+					By.cssSelector("#chat .msg.assistant:last-child"), "a person did not approve this action (" + reason + ")"));
+			assertThat(this.delivery.sends()).hasSize(sendsBefore);
+		}
+		assertThat(this.approvals.find(new IdempotencyKey(key)).orElseThrow().entry().status())
+			.isEqualTo(approve ? LedgerStatus.SUCCEEDED : LedgerStatus.REJECTED);
+	}
+
 	/**
 	 * Each step of a run's story, "outcome | called | answered | read", read in one script: the page rebuilds its
 	 * runs every 100 ms here, faster than a step can be read element by element.
@@ -285,7 +388,7 @@ class PageInBrowserTest extends SampleAppTest {
 	/** A wait that times out says what the chat and the newest run showed, and what the warehouse is armed with. */
 	private String whatThePageShows() {
 		StringBuilder shown = new StringBuilder("the warehouse is armed with ").append(this.warehouse.armed());
-		for (String part : List.of("#chat", "#runs .run:first-child", "#settle-message")) {
+		for (String part : List.of("#chat", "#runs .run:first-child", "#settle-message", "#approval-message")) {
 			try {
 				shown.append("; ").append(part).append(" shows: ").append(this.browser.findElement(By.cssSelector(part)).getText());
 			}

@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.idempotency.run.Run;
+import io.idempotency.run.RunContext;
 import io.idempotency.sample.tools.InventoryTools;
 import io.idempotency.sample.tools.QuoteTools;
 import io.idempotency.sample.tools.ReservationTools;
@@ -14,6 +16,7 @@ import io.idempotency.sample.tools.TicketTools;
 
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.messages.Message;
 import org.springframework.stereotype.Service;
 
 /**
@@ -28,6 +31,9 @@ public class Agent {
 	public static final String USER = "rep-7";
 
 	private static final int SHOWN = 50;
+
+	/** What a resumed run is asked. */
+	static final String CARRY_ON = "Carry on: a person decided on what awaited their approval.";
 
 	private final ChatClient chat;
 
@@ -72,6 +78,35 @@ public class Agent {
 			.advisors((advisors) -> advisors.param(RunTranscript.KEY, transcript))
 			.call()
 			.content();
+		transcript.answered(answer);
+		this.runs.save(transcript);
+		return transcript;
+	}
+
+	/**
+	 * Resumes a run once a person decided on a call of it that awaited approval: binds the run (its id and
+	 * user) with {@link RunContext}, gives the model the run's conversation so far, and asks it to carry on. The
+	 * model calls again what awaited approval, with the same arguments: an approved call executes once, a
+	 * rejected or expired one is refused with the person's reason.
+	 * @param runId the run, as the decision's event or the listing names it
+	 * @param userId the user the run acts for, likewise
+	 */
+	public RunTranscript resume(String runId, String userId) {
+		List<RunTranscript> earlier = this.runs.ofRun(runId);
+		if (earlier.isEmpty()) {
+			throw new IllegalArgumentException("No run " + runId + " to resume: the agent has no conversation of it");
+		}
+		List<Message> conversation = earlier.stream().flatMap((run) -> run.conversation().stream()).toList();
+		RunTranscript transcript = new RunTranscript(CARRY_ON, false, this.clock.instant());
+		String answer = RunContext.supply(new Run(runId, userId), () -> this.chat.prompt()
+			.messages(conversation)
+			.user(CARRY_ON)
+			.tools(this.tools.toArray())
+			.tools(this.sends.sendQuote())
+			.toolContext(Map.of("userId", userId))
+			.advisors((advisors) -> advisors.param(RunTranscript.KEY, transcript))
+			.call()
+			.content());
 		transcript.answered(answer);
 		this.runs.save(transcript);
 		return transcript;

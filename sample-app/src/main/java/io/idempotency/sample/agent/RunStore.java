@@ -7,6 +7,7 @@ import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowMapper;
 import org.springframework.stereotype.Component;
 
 /**
@@ -20,6 +21,12 @@ class RunStore {
 
 	private static final TypeReference<List<RunTranscript.ToolCall>> CALLS = new TypeReference<>() {
 	};
+
+	private static final String COLUMNS = "SELECT run_id, request, idempotency_off, asked_at, answer, calls FROM sample_runs";
+
+	private static final RowMapper<RunTranscript> RUN = (row, n) -> RunTranscript.restored(row.getString(1),
+			row.getString(2), row.getBoolean(3), row.getTimestamp(4).toInstant(), row.getString(5),
+			JSON.readValue(row.getString(6), CALLS));
 
 	private final JdbcTemplate jdbc;
 
@@ -35,10 +42,12 @@ class RunStore {
 
 	/** The latest runs, newest first. */
 	List<RunTranscript> latest(int limit) {
-		return this.jdbc.query("SELECT run_id, request, idempotency_off, asked_at, answer, calls FROM sample_runs"
-				+ " ORDER BY id DESC LIMIT ?", (row, n) -> RunTranscript.restored(row.getString(1), row.getString(2),
-						row.getBoolean(3), row.getTimestamp(4).toInstant(), row.getString(5),
-						JSON.readValue(row.getString(6), CALLS)), limit);
+		return this.jdbc.query(COLUMNS + " ORDER BY id DESC LIMIT ?", RUN, limit);
+	}
+
+	/** What was asked and answered in one run, oldest first: a resumed run has more than one. */
+	List<RunTranscript> ofRun(String runId) {
+		return this.jdbc.query(COLUMNS + " WHERE run_id = ? ORDER BY id", RUN, runId);
 	}
 
 }

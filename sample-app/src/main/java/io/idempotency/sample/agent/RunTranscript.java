@@ -9,6 +9,11 @@ import io.idempotency.Answer;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.chat.messages.UserMessage;
+
 /**
  * One user request to the agent, as the page shows it: its run, each tool call the model made with the
  * exact text the model then read for it, and the answer.
@@ -69,7 +74,7 @@ public final class RunTranscript {
 	}
 
 	/** The model asked for these calls in one turn. */
-	synchronized void called(List<org.springframework.ai.chat.messages.AssistantMessage.ToolCall> calls) {
+	synchronized void called(List<AssistantMessage.ToolCall> calls) {
 		this.turns++;
 		for (var call : calls) {
 			this.pending.add(new String[] { call.id(), call.name(), call.arguments() });
@@ -85,6 +90,33 @@ public final class RunTranscript {
 				return;
 			}
 		}
+	}
+
+	/**
+	 * The conversation of this request as the model had it: the request, each turn's calls and what the model
+	 * read for them, and the answer; what a resumed run gives the model, so that it carries on from there.
+	 */
+	synchronized List<Message> conversation() {
+		List<Message> messages = new ArrayList<>();
+		messages.add(new UserMessage(this.request));
+		this.calls.stream().map(ToolCall::turn).distinct().sorted().forEach((turn) -> {
+			List<ToolCall> ofTurn = this.calls.stream().filter((call) -> call.turn() == turn).toList();
+			messages.add(AssistantMessage.builder()
+				.content("")
+				.toolCalls(ofTurn.stream()
+					.map((call) -> new AssistantMessage.ToolCall(call.id(), "function", call.tool(), call.arguments()))
+					.toList())
+				.build());
+			messages.add(ToolResponseMessage.builder()
+				.responses(ofTurn.stream()
+					.map((call) -> new ToolResponseMessage.ToolResponse(call.id(), call.tool(), call.modelRead()))
+					.toList())
+				.build());
+		});
+		if (this.answer != null) {
+			messages.add(new AssistantMessage(this.answer));
+		}
+		return messages;
 	}
 
 	synchronized void answered(String answer) {

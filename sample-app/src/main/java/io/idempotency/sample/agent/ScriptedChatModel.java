@@ -29,7 +29,8 @@ import org.springframework.ai.model.tool.ToolCallingChatOptions;
  * The sample's model when no other is configured: deterministic, offline, and as repetitive as real
  * models are. It turns a plain request into tool calls, calls two tools in one turn, and then, like a
  * model that found the first result ambiguous, calls the same tool again with its arguments reordered or
- * re-spaced. It answers from what the tools returned, and says so when it was told a call was a replay.
+ * re-spaced. It answers from what the tools returned, and says so when it was told a call was a replay. Told a
+ * call awaits a person's approval, or was not approved, it calls nothing more and tells the user.
  *
  * <ul>
  * <li>"quote 200 of SKU-4411 for Henderson Industrial": {@code check_inventory} and {@code draft_quote} in
@@ -38,6 +39,10 @@ import org.springframework.ai.model.tool.ToolCallingChatOptions;
  * {@code open_ticket} calls in one turn with a twin of the first, then the first again, re-spaced and its
  * description rephrased;</li>
  * <li>"send quote 7": {@code send_quote}, then the same call again;</li>
+ * <li>"quote 1000 of SKU-4411 for Henderson Industrial and send it": {@code check_inventory} and
+ * {@code draft_quote}, then {@code send_quote} of the quote drafted;</li>
+ * <li>"carry on ...": in a resumed run, the calls that were told they await approval, again, with the same
+ * arguments.</li>
  * <li>"reserve 50 of SKU-4411 for Henderson Industrial": {@code reserve_stock}, then the same call again,
  * re-spaced.</li>
  * </ul>
@@ -56,6 +61,12 @@ public class ScriptedChatModel implements ChatModel {
 	private static final Pattern RESERVE = Pattern
 		.compile("reserve\\s+(\\d+)\\s+(?:of|x|units of)\\s+(SKU-[\\w-]+)\\s+for\\s+(.+?)[.!]?$", Pattern.CASE_INSENSITIVE);
 
+	private static final Pattern QUOTE_AND_SEND = Pattern.compile(
+			"quote\\s+(\\d+)\\s+(?:of|x|units of)\\s+(SKU-[\\w-]+)\\s+for\\s+(.+?)\\s+and\\s+send\\s+it[.!]?$",
+			Pattern.CASE_INSENSITIVE);
+
+	private static final Pattern CARRY_ON = Pattern.compile("^carry\\s+on\\b", Pattern.CASE_INSENSITIVE);
+
 	private static final Pattern SEND = Pattern.compile("send\\s+quote\\s+#?(\\d+)", Pattern.CASE_INSENSITIVE);
 
 	private static final String DEFAULT_ACCOUNT = "Henderson Industrial";
@@ -67,14 +78,17 @@ public class ScriptedChatModel implements ChatModel {
 		List<Message> messages = prompt.getInstructions();
 		int lastUser = lastUserMessage(messages);
 		String request = (lastUser >= 0) ? messages.get(lastUser).getText().trim() : "";
-		List<List<AssistantMessage.ToolCall>> plan = plan(request);
-		int turn = (int) messages.subList(lastUser + 1, messages.size())
-			.stream()
+		List<Message> earlier = messages.subList(0, Math.max(lastUser, 0));
+		List<Message> thisRequest = messages.subList(lastUser + 1, messages.size());
+		List<List<AssistantMessage.ToolCall>> plan = plan(request, earlier, thisRequest);
+		int turn = (int) thisRequest.stream()
 			.filter((message) -> message instanceof AssistantMessage assistant && assistant.hasToolCalls())
 			.count();
-		AssistantMessage answer = (turn < plan.size())
+		// Told to wait for a person, or that a person said no: it does not call again, it tells the user.
+		boolean stop = readAny(thisRequest, Answer.AWAITING_APPROVAL) || readAny(thisRequest, Answer.REFUSED_NOT_APPROVED);
+		AssistantMessage answer = (turn < plan.size() && !stop)
 				? AssistantMessage.builder().content("").toolCalls(plan.get(turn)).build()
-				: new AssistantMessage(summary(plan.isEmpty(), messages.subList(lastUser + 1, messages.size())));
+				: new AssistantMessage(summary(plan.isEmpty(), thisRequest));
 		return new ChatResponse(List.of(new Generation(answer)));
 	}
 
@@ -88,13 +102,33 @@ public class ScriptedChatModel implements ChatModel {
 		return ToolCallingChatOptions.builder().build();
 	}
 
-	private List<List<AssistantMessage.ToolCall>> plan(String request) {
+	private List<List<AssistantMessage.ToolCall>> plan(String request, List<Message> earlier, List<Message> thisRequest) {
 		List<List<AssistantMessage.ToolCall>> turns = new ArrayList<>();
+		Matcher quoteAndSend = QUOTE_AND_SEND.matcher(request);
 		Matcher quote = QUOTE.matcher(request);
 		Matcher tickets = TICKETS.matcher(request);
 		Matcher send = SEND.matcher(request);
 		Matcher reserve = RESERVE.matcher(request);
-		if (reserve.find()) {
+		if (CARRY_ON.matcher(request).find()) {
+			// Resumed: the calls that awaited a person's approval, again, with the same arguments.
+			List<AssistantMessage.ToolCall> again = awaitedApproval(earlier).stream()
+				.map((call) -> new AssistantMessage.ToolCall("call-" + this.callIds.incrementAndGet(), "function",
+						call.name(), call.arguments()))
+				.toList();
+			if (!again.isEmpty()) {
+				turns.add(again);
+			}
+		}
+		else if (quoteAndSend.find()) {
+			int quantity = Integer.parseInt(quoteAndSend.group(1));
+			String sku = quoteAndSend.group(2).toUpperCase();
+			String account = quoteAndSend.group(3).trim();
+			turns.add(List.of(call("check_inventory", Map.of("sku", sku)),
+					call("draft_quote", ordered("accountName", account, "sku", sku, "quantity", quantity))));
+			// Then it sends the quote the draft returned.
+			draftedQuoteId(thisRequest).ifPresent((quoteId) -> turns.add(List.of(call("send_quote", Map.of("quoteId", quoteId)))));
+		}
+		else if (reserve.find()) {
 			int quantity = Integer.parseInt(reserve.group(1));
 			String sku = reserve.group(2).toUpperCase();
 			String account = reserve.group(3).trim();
@@ -151,6 +185,66 @@ public class ScriptedChatModel implements ChatModel {
 		return arguments;
 	}
 
+	/** The calls of the earlier conversation that were told they await a person's approval, each once. */
+	private static List<AssistantMessage.ToolCall> awaitedApproval(List<Message> earlier) {
+		Map<String, AssistantMessage.ToolCall> called = new LinkedHashMap<>();
+		Map<String, AssistantMessage.ToolCall> awaited = new LinkedHashMap<>();
+		for (Message message : earlier) {
+			if (message instanceof AssistantMessage assistant && assistant.hasToolCalls()) {
+				assistant.getToolCalls().forEach((call) -> called.put(call.id(), call));
+			}
+			else if (message instanceof ToolResponseMessage responses) {
+				for (ToolResponseMessage.ToolResponse response : responses.getResponses()) {
+					AssistantMessage.ToolCall call = called.get(response.id());
+					if (call != null && kindOf(response.responseData()).equals(Answer.AWAITING_APPROVAL.kind())) {
+						awaited.putIfAbsent(call.name() + " " + call.arguments(), call);
+					}
+				}
+			}
+		}
+		return List.copyOf(awaited.values());
+	}
+
+	/** The id of the quote that draft_quote returned in this request, plain or replayed. */
+	private static java.util.Optional<Long> draftedQuoteId(List<Message> thisRequest) {
+		for (Message message : thisRequest) {
+			if (message instanceof ToolResponseMessage responses) {
+				for (ToolResponseMessage.ToolResponse response : responses.getResponses()) {
+					if (response.name().equals("draft_quote")) {
+						JsonNode quote = json(response.responseData());
+						JsonNode id = quote.has("result") ? quote.path("result").path("id") : quote.path("id");
+						if (id.isNumber()) {
+							return java.util.Optional.of(id.asLong());
+						}
+					}
+				}
+			}
+		}
+		return java.util.Optional.empty();
+	}
+
+	/** Whether the model read this answer for any call of this request. */
+	private static boolean readAny(List<Message> thisRequest, Answer answer) {
+		return thisRequest.stream()
+			.filter(ToolResponseMessage.class::isInstance)
+			.flatMap((message) -> ((ToolResponseMessage) message).getResponses().stream())
+			.anyMatch((response) -> kindOf(response.responseData()).equals(answer.kind()));
+	}
+
+	private static String kindOf(String data) {
+		return json(data).path("kind").asString("");
+	}
+
+	/** The text as JSON; a missing node when it is not JSON (the text of an error). */
+	private static JsonNode json(String data) {
+		try {
+			return JSON.readTree(data);
+		}
+		catch (RuntimeException ex) {
+			return JSON.missingNode();
+		}
+	}
+
 	private static int lastUserMessage(List<Message> messages) {
 		for (int i = messages.size() - 1; i >= 0; i--) {
 			if (messages.get(i) instanceof UserMessage) {
@@ -164,7 +258,8 @@ public class ScriptedChatModel implements ChatModel {
 	private static String summary(boolean nothingPlanned, List<Message> thisRequest) {
 		if (nothingPlanned) {
 			return "I can draft quotes, open tickets, reserve stock and send quotes. Try \"quote 200 of SKU-4411 for"
-					+ " Henderson Industrial\", \"open a ticket for the seal failure and one for the pump noise\", \"reserve 50"
+					+ " Henderson Industrial\", \"quote 1000 of SKU-4411 for Henderson Industrial and send it\", \"open a"
+					+ " ticket for the seal failure and one for the pump noise\", \"reserve 50"
 					+ " of SKU-4411 for Henderson Industrial\" or \"send quote 1\".";
 		}
 		List<String> lines = new ArrayList<>();
@@ -179,6 +274,13 @@ public class ScriptedChatModel implements ChatModel {
 		}
 		// Said only when every call went through: not above an error or a call whose outcome is not known.
 		String opening = unsettled ? "Not everything went through." : "Done.";
+		if (readAny(thisRequest, Answer.AWAITING_APPROVAL)) {
+			opening = "Waiting for approval: a person must approve this before it is done, and nothing of it was done"
+					+ " yet. I carry on once they decide.";
+		}
+		else if (readAny(thisRequest, Answer.REFUSED_NOT_APPROVED)) {
+			opening = "Not done: it was not approved, so nothing of it was done.";
+		}
 		return opening + " What each call told me:\n" + String.join("\n", lines);
 	}
 
@@ -211,6 +313,10 @@ public class ScriptedChatModel implements ChatModel {
 							+ answer.path("differentDetails").toString();
 				}
 				return kind.replace('_', ' ') + ": " + answer.path("message").asString();
+			}
+			if (answer.isObject() && answer.has("messageId") && answer.has("quoteId")) {
+				return "quote #" + answer.get("quoteId").asLong() + " sent to the customer (message "
+						+ answer.get("messageId").asString() + ")";
 			}
 		}
 		catch (RuntimeException ex) {

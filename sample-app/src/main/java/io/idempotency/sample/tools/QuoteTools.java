@@ -2,6 +2,7 @@ package io.idempotency.sample.tools;
 
 import java.math.BigDecimal;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 
 import io.idempotency.IdempotentInvocation;
@@ -43,6 +44,13 @@ public class QuoteTools {
 	public List<Quote> quotes() {
 		return this.jdbc.query("SELECT id, account_name, sku, quantity, total FROM quotes ORDER BY id",
 				(row, n) -> new Quote(row.getLong(1), row.getString(2), row.getString(3), row.getInt(4), row.getBigDecimal(5)));
+	}
+
+	/** The quote of this id, if there is one. */
+	public Optional<Quote> find(long id) {
+		return this.jdbc.query("SELECT id, account_name, sku, quantity, total FROM quotes WHERE id = ?",
+				(row, n) -> new Quote(row.getLong(1), row.getString(2), row.getString(3), row.getInt(4), row.getBigDecimal(5)),
+				id).stream().findFirst();
 	}
 
 	/** The call's key as a reference; with idempotency off there is no key, so a new one each call. */

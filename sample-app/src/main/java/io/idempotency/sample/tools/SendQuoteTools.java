@@ -1,7 +1,13 @@
 package io.idempotency.sample.tools;
 
+import java.math.BigDecimal;
+import java.text.DecimalFormat;
+import java.text.DecimalFormatSymbols;
+import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 
+import io.idempotency.Approval;
 import io.idempotency.IdempotentCalls;
 import io.idempotency.IdempotentFunction;
 import io.idempotency.IdempotentInvocation;
@@ -23,12 +29,18 @@ import org.springframework.web.client.RestClient;
  * <p>
  * This tool is not an annotated method: it is a Spring AI {@code FunctionToolCallback}, made idempotent
  * with an {@link IdempotentFunction} (its name, its result as the callback's text, and how to reconcile
- * it), as a tool defined at run time or from configuration would be.
+ * it), as a tool defined at run time or from configuration would be. A quote over
+ * 10,000 ({@link #APPROVAL_THRESHOLD}) is sent only once a person approved it on the page's operator panel.
  */
 @Component
 public class SendQuoteTools {
 
 	private static final JsonMapper JSON = new JsonMapper();
+
+	private static final DecimalFormat AMOUNT = new DecimalFormat("#,##0.##", DecimalFormatSymbols.getInstance(Locale.ROOT));
+
+	/** A quote whose total is over this is sent only once a person approved it. */
+	public static final BigDecimal APPROVAL_THRESHOLD = new BigDecimal("10000");
 
 	/** What the model sends: the quote to send. */
 	public record SendQuote(long quoteId) {
@@ -38,16 +50,20 @@ public class SendQuoteTools {
 
 	private final ToolCallback plain;
 
+	private final QuoteTools quotes;
+
 	private final ToolCallback idempotent;
 
-	SendQuoteTools(ExternalClients clients, IdempotentCalls calls) {
+	SendQuoteTools(ExternalClients clients, IdempotentCalls calls, QuoteTools quotes) {
 		this.delivery = clients.quoteDelivery();
 		this.plain = FunctionToolCallback.builder("send_quote", this::send)
 			.description("Send a drafted quote to the customer, by quote id")
 			.inputType(SendQuote.class)
 			.build();
+		this.quotes = quotes;
 		IdempotentFunction<String> sendQuote = IdempotentFunction.builder("send_quote", String.class)
 			.reconcile((key, arguments) -> findSend(key))
+			.approval(this::approval)
 			.build();
 		this.idempotent = IdempotentToolCallbacks.idempotent(this.plain, sendQuote, calls);
 	}
@@ -68,6 +84,21 @@ public class SendQuoteTools {
 			.header("Idempotency-Key", deliveryKey())
 			.retrieve()
 			.body(Send.class);
+	}
+
+	/**
+	 * A quote over {@link #APPROVAL_THRESHOLD} needs a person's approval before it is sent; the reason is what
+	 * the person deciding reads, and what the model is told the call awaits.
+	 */
+	private Approval approval(Map<String, Object> arguments) {
+		if (!(arguments.get("quoteId") instanceof Number quoteId)) {
+			return Approval.notRequired();
+		}
+		return this.quotes.find(quoteId.longValue())
+			.filter((quote) -> quote.total().compareTo(APPROVAL_THRESHOLD) > 0)
+			.map((quote) -> Approval.required("quote #" + quote.id() + " totals " + AMOUNT.format(quote.total())
+					+ ", over the " + AMOUNT.format(APPROVAL_THRESHOLD) + " a rep may send without approval"))
+			.orElse(Approval.notRequired());
 	}
 
 	/** Did the send of this call happen? Asked by the reconciler when the outcome is unknown. */

@@ -5,9 +5,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import io.idempotency.reconcile.Approvals;
 import io.idempotency.reconcile.Reconciler;
 import io.idempotency.reconcile.Settlements;
 import io.idempotency.sample.agent.Agent;
+import io.idempotency.sample.approval.ResumableRuns;
 import io.idempotency.sample.agent.RunTranscript;
 import io.idempotency.sample.external.Fault;
 import io.idempotency.sample.external.QuoteDelivery;
@@ -21,6 +23,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -63,9 +66,16 @@ public class AgentController {
 
 	private final Duration reconcilerInterval;
 
+	private final ObjectProvider<Approvals> approvals;
+
+	private final ResumableRuns resumable;
+
 	AgentController(Agent agent, LedgerView ledger, TicketSystem tickets, QuoteDelivery delivery, QuoteTools quotes,
 			Warehouse warehouse, ObjectProvider<Reconciler> reconciler, ObjectProvider<Settlements> settlements,
+			ObjectProvider<Approvals> approvals, ResumableRuns resumable,
 			@Value("${idempotency.reconciler.interval:30s}") Duration reconcilerInterval) {
+		this.approvals = approvals;
+		this.resumable = resumable;
 		this.settlements = settlements;
 		this.reconcilerInterval = reconcilerInterval;
 		this.agent = agent;
@@ -117,7 +127,8 @@ public class AgentController {
 
 	/**
 	 * Runs the reconciler now, rather than at its next interval, until each call open now is settled or tried:
-	 * a call that timed out a moment ago is waited for until it is stale, a few seconds.
+	 * a call that timed out a moment ago is waited for until it is stale, a few seconds. Then expires the calls
+	 * nobody approved in time.
 	 */
 	@PostMapping("/reconcile")
 	public ReconcileNow.Result reconcile() {
@@ -126,7 +137,19 @@ public class AgentController {
 		if (reconciler == null || settlements == null) {
 			throw new IllegalStateException("Idempotency is disabled: there is no reconciler");
 		}
-		return new ReconcileNow(reconciler, settlements, this.reconcilerInterval, Clock.systemUTC()).run();
+		return new ReconcileNow(reconciler, settlements, this.approvals.getIfAvailable(), this.reconcilerInterval,
+				Clock.systemUTC())
+			.run();
+	}
+
+	/**
+	 * Resumes a run that a person's decision on one of its calls left to resume: the agent carries on in that
+	 * run, for its user, and calls again what awaited approval.
+	 */
+	@PostMapping("/runs/{runId}/resume")
+	public Run resume(@PathVariable String runId) {
+		RunTranscript transcript = this.resumable.resume(runId);
+		return new Run(transcript, this.ledger.ofRun(transcript.getRunId()));
 	}
 
 	@ExceptionHandler({ IllegalArgumentException.class, IllegalStateException.class })

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.ledger.CallRecord;
 import io.idempotency.ledger.LedgerEntry;
+import io.idempotency.reconcile.Approvals;
 import io.idempotency.reconcile.CallFilter;
 import io.idempotency.reconcile.Reconciler;
 import io.idempotency.reconcile.Settlements;
@@ -21,7 +22,8 @@ import io.idempotency.reconcile.Settlements;
  * settled, tried, or still running. The reconciler takes a call only once it is stale
  * ({@code idempotency.reconciler.stale-after} after its last sign of life), so that it never resolves a call
  * still in progress; the library offers no pass that takes younger calls. So a call that timed out a moment
- * ago is waited for, up to that threshold and one interval more, rather than left as it was.
+ * ago is waited for, up to that threshold and one interval more, rather than left as it was. Then it expires the
+ * calls that waited for a person's approval longer than allowed.
  */
 public final class ReconcileNow {
 
@@ -33,8 +35,13 @@ public final class ReconcileNow {
 	public record Call(String tool, String runId, String status, int attempts, String told) {
 	}
 
-	/** What the passes did, and what the page says about it. */
-	public record Result(int resolved, int postponed, int awaitingHuman, List<Call> calls, String message) {
+	/**
+	 * What the passes did, and what the page says about it.
+	 *
+	 * @param approvalsExpired how many calls that waited for approval longer than allowed were expired
+	 */
+	public record Result(int resolved, int postponed, int awaitingHuman, int approvalsExpired, List<Call> calls,
+			String message) {
 	}
 
 	private static final Duration POLL = Duration.ofMillis(250);
@@ -47,8 +54,12 @@ public final class ReconcileNow {
 
 	private final Clock clock;
 
-	ReconcileNow(Reconciler reconciler, Settlements settlements, Duration interval, Clock clock) {
+	private final Approvals approvals;
+
+	/** @param approvals what expires the calls nobody approved in time; {@code null} where there are none */
+	ReconcileNow(Reconciler reconciler, Settlements settlements, Approvals approvals, Duration interval, Clock clock) {
 		this.reconciler = reconciler;
+		this.approvals = approvals;
 		this.clock = clock;
 		this.settlements = settlements;
 		this.patience = reconciler.settings().staleAfter().plus(interval).plusSeconds(1);
@@ -79,7 +90,10 @@ public final class ReconcileNow {
 			}
 		}
 		List<Call> calls = open.stream().map(this::now).toList();
-		return new Result(resolved, postponed, human, calls, message(calls));
+		int expired = (this.approvals != null) ? this.approvals.expireOverdue().size() : 0;
+		String message = message(calls) + ((expired > 0) ? " " + expired + " call(s) nobody approved in "
+				+ this.approvals.expireAfter().toHours() + " h expired." : "");
+		return new Result(resolved, postponed, human, expired, calls, message);
 	}
 
 	/** Neither settled nor tried since the button was pressed. */
