@@ -101,6 +101,11 @@ class StartupChecksTest {
 			return issue;
 		}
 
+		@IdempotentTool(name = "keyed_on_some", reconcile = "find", requiresApproval = true, keyArguments = "order")
+		public String keyedOnSome(String order, String note) {
+			return order + note;
+		}
+
 		@IdempotentTool(name = "fits", reconcile = "find", approval = "check")
 		public String fits(String issue) {
 			return issue;
@@ -135,7 +140,40 @@ class StartupChecksTest {
 					+ " says which returns String: it must return boolean")
 			.withMessageContaining("Tool 'unknown_argument' (StartupChecksTest.BadApprovals.unknownArgument) has approval"
 					+ " method asksAnother which takes 'isue', which is not an argument of the tool")
+			.withMessageContaining("Tool 'keyed_on_some' (StartupChecksTest.BadApprovals.keyedOnSome) needs approval and"
+					+ " keys on some of its arguments")
 			.withMessageNotContaining("'fits'");
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FunctionKeyedOnSome {
+
+		@Bean
+		IdempotentFunction<String> refund() {
+			return IdempotentFunction.builder("refund", String.class)
+				.reconcile((key, arguments) -> Reconciliation.notFound())
+				.keyArguments("order")
+				.requiresApproval()
+				.build();
+		}
+
+	}
+
+	@Test
+	void aFunctionThatNeedsApprovalAndKeysOnSomeOfItsArgumentsStopsTheStart() {
+		assertThatIllegalStateException().isThrownBy(() -> start(FunctionKeyedOnSome.class))
+			.withMessageContaining("Function 'refund' needs approval and keys on some of its arguments");
+	}
+
+	@Test
+	void aFunctionsApprovalIsDeclaredOnce() {
+		org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+			.isThrownBy(() -> IdempotentFunction.builder("refund", String.class)
+				.reconcile((key, arguments) -> Reconciliation.notFound())
+				.requiresApproval()
+				.approval((arguments) -> Approval.notRequired())
+				.build())
+			.withMessageContaining("Function 'refund' has requiresApproval() and an approval rule");
 	}
 
 	public static class BadWaits {

@@ -24,6 +24,14 @@ final class ApprovalNeed {
 	/** A tool whose calls execute without approval. */
 	static final ApprovalNeed NONE = new ApprovalNeed(null, false, null, null);
 
+	/**
+	 * An approval is bound to the call's key: with some arguments left out of it, a resumed call could execute
+	 * with details the person never saw.
+	 */
+	private static final String KEYED_ON_SOME = "needs approval and keys on some of its arguments (keyArguments or"
+			+ " keyExcludes): an approval is given to the call's key, so a call resumed with other details would"
+			+ " execute details no one approved. Key on every argument, or need no approval";
+
 	private final String tool;
 
 	/** Whether every call of the tool needs approval. */
@@ -38,6 +46,11 @@ final class ApprovalNeed {
 		this.always = always;
 		this.method = method;
 		this.rule = rule;
+	}
+
+	/** The approval method of an annotated tool, or {@code null}. */
+	Method method() {
+		return this.method;
 	}
 
 	/** Whether some call of the tool may need approval. */
@@ -80,7 +93,11 @@ final class ApprovalNeed {
 	}
 
 	/** The approval needed by the calls of an idempotent function, as its builder declared it. */
-	static ApprovalNeed of(IdempotentFunction<?> function) {
+	static ApprovalNeed of(IdempotentFunction<?> function, List<String> problems) {
+		if ((function.requiresApproval() || function.approvalRule() != null) && !function.keyArguments().isAll()) {
+			problems.add(KEYED_ON_SOME);
+			return NONE;
+		}
 		if (function.requiresApproval()) {
 			return new ApprovalNeed(function.name(), true, null, null);
 		}
@@ -100,11 +117,15 @@ final class ApprovalNeed {
 					+ " approval, or the method says which do. Choose one");
 			return NONE;
 		}
+		if (!annotation.requiresApproval() && methodName.isEmpty()) {
+			return NONE;
+		}
+		if (annotation.keyArguments().length > 0 || annotation.keyExcludes().length > 0) {
+			problems.add(KEYED_ON_SOME);
+			return NONE;
+		}
 		if (annotation.requiresApproval()) {
 			return new ApprovalNeed(name, true, null, null);
-		}
-		if (methodName.isEmpty()) {
-			return NONE;
 		}
 		Method method = approvalMethod(methodName, tool, targetClass, problems);
 		return (method != null) ? new ApprovalNeed(name, false, method, null) : NONE;

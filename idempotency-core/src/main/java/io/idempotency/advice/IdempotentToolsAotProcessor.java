@@ -54,8 +54,13 @@ final class IdempotentToolsAotProcessor implements BeanRegistrationAotProcessor 
 					boundTypes(ResolvableType.forMethodParameter(method, i, type), bound);
 				}
 			}
-			// Described as at start-up, so that the reconcile method is the one the reconciler will ask.
-			Method reconcile = ToolDescriptor.describe(method, type, new ArrayList<>()).reconcile();
+			// Described as at start-up, so that the reconcile and approval methods are the ones that will be asked.
+			ToolDescriptor described = ToolDescriptor.describe(method, type, new ArrayList<>());
+			Method approval = described.approval().method();
+			if (approval != null) {
+				reflection.registerMethod(approval, ExecutableMode.INVOKE);
+			}
+			Method reconcile = described.reconcile();
 			if (reconcile != null) {
 				reflection.registerMethod(reconcile, ExecutableMode.INVOKE);
 				boundTypes(ResolvableType.forMethodReturnType(reconcile, type).getGeneric(0), bound);

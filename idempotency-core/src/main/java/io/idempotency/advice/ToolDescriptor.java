@@ -103,10 +103,11 @@ record ToolDescriptor(Method method, String name, String toolCallName, boolean e
 		ResolvableType returnType = function.resultType();
 		checkReturnType(returnType, found);
 		checkWaitForRunning(function.waitForRunning(), function.transactional(), found);
+		ApprovalNeed approval = ApprovalNeed.of(function, found);
 		found.forEach((problem) -> problems.add("Function '" + name + "' " + problem));
 		return new ToolDescriptor(null, name, name, returnType, null, function.transactional(), function.unknownOn(),
 				function.failedOn(), function.sensitive(), function.waitForRunning(), function.keyArguments(),
-				function.onDifferentDetails(), ApprovalNeed.of(function));
+				function.onDifferentDetails(), approval);
 	}
 
 	/**

@@ -47,9 +47,13 @@ class RuntimeHintsTest {
 
 	public static class OrderTool {
 
-		@IdempotentTool(name = "place_order", reconcile = "findReceipt")
+		@IdempotentTool(name = "place_order", reconcile = "findReceipt", approval = "needsReview")
 		public ToolResult<Receipt> placeOrder(Order order, ToolContext context) {
 			return ToolResult.of(new Receipt("R-1", BigDecimal.TEN));
+		}
+
+		boolean needsReview(Order order) {
+			return false;
 		}
 
 		Reconciliation<Receipt> findReceipt(IdempotencyKey key, Order order) {
@@ -99,12 +103,13 @@ class RuntimeHintsTest {
 	}
 
 	@Test
-	void aToolBeansToolAndReconcileMethodsAreInvokedAndItsArgumentsAndResultsBound() throws Exception {
+	void aToolBeansToolReconcileAndApprovalMethodsAreInvokedAndItsArgumentsAndResultsBound() throws Exception {
 		RuntimeHints hints = hintsOf(OrderTool.class, BeanDefinition.ROLE_APPLICATION);
 
 		assertThat(RuntimeHintsPredicates.reflection().onType(OrderTool.class)).accepts(hints);
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(OrderTool.class, "placeOrder")).accepts(hints);
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(OrderTool.class, "findReceipt")).accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(OrderTool.class, "needsReview")).accepts(hints);
 		// Written for the key, and read back for the reconcile method: accessors and the canonical constructor.
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Order.class, "account")).accepts(hints);
 		assertThat(RuntimeHintsPredicates.reflection()
