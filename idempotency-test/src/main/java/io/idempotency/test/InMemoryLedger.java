@@ -126,6 +126,9 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 			case SUCCEEDED -> new Claim.Replay(entry);
 			case FAILED -> new Claim.PreviousAttemptFailed(entry);
 			case ATTEMPTING, UNKNOWN -> new Claim.InProgress(entry);
+			// Its rows are claimed attempting only: it keeps no approvals.
+			case AWAITING_APPROVAL, APPROVED, REJECTED, EXPIRED -> throw new IllegalStateException(
+					"The in-memory ledger keeps no approvals, but the row of " + request.key() + " is " + existing.status);
 		};
 	}
 
