@@ -2,6 +2,8 @@ package io.idempotency.autoconfigure;
 
 import javax.sql.DataSource;
 
+import io.idempotency.advice.IdempotentToolRegistry;
+import io.idempotency.reconcile.Approvals;
 import io.idempotency.reconcile.Reconciler;
 import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.JdbcLedger;
@@ -63,14 +65,23 @@ public class IdempotencyLedgerAutoConfiguration {
 		return new LedgerSchemaInitializer(ledgerDataSource(dataSources, idempotencyDataSource), properties.getJdbc(), resourceLoader);
 	}
 
+	/** A start that fails where a tool needs approval and the table lacks the columns of approvals. */
+	@Bean
+	@ConditionalOnBean(JdbcLedger.class)
+	LedgerApprovalColumns idempotencyLedgerApprovalColumns(ObjectProvider<IdempotentToolRegistry> tools,
+			ObjectProvider<LedgerSchemaInitializer> ledgerSchemaInitializer) {
+		return new LedgerApprovalColumns(tools, ledgerSchemaInitializer);
+	}
+
 	@Bean
 	@ConditionalOnBean(JdbcLedger.class)
 	@ConditionalOnMissingBean
 	IdempotencyMaintenance idempotencyMaintenance(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler,
-			IdempotencyProperties properties, ObjectProvider<ThreadPoolTaskSchedulerBuilder> schedulers) {
+			ObjectProvider<Approvals> approvals, IdempotencyProperties properties,
+			ObjectProvider<ThreadPoolTaskSchedulerBuilder> schedulers) {
 		// The heartbeat it schedules keeps one connection of the ledger's pool for itself.
 		LedgerPoolSize.check(ledger.dataSource());
-		return new IdempotencyMaintenance(ledger, reconciler, properties,
+		return new IdempotencyMaintenance(ledger, reconciler, approvals, properties,
 				schedulers.getIfAvailable(ThreadPoolTaskSchedulerBuilder::new));
 	}
 

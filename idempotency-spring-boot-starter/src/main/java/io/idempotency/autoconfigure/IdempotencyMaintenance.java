@@ -6,6 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 
+import io.idempotency.ledger.ApprovalRequest;
+import io.idempotency.reconcile.Approvals;
 import io.idempotency.reconcile.Reconciler;
 import io.idempotency.ledger.JdbcLedger;
 import org.slf4j.Logger;
@@ -21,7 +23,8 @@ import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 
 /**
  * The ledger's background work: marking the calls this instance executes as still running, writing replay
- * counts, reconciling stale calls, and deleting old settled calls. It runs on a scheduler built with Spring
+ * counts, reconciling stale calls, expiring the calls nobody approved in time (at the reconciler's interval),
+ * and deleting old settled calls. It runs on a scheduler built with Spring
  * Boot's {@link ThreadPoolTaskSchedulerBuilder} (so its customizers, task decorator and
  * {@code spring.task.scheduling.shutdown.*} apply), with {@value #THREADS} threads of its own named
  * {@code idempotency-}: each task has a thread, so a slow reconcile pass never holds up a heartbeat, and the
@@ -42,7 +45,7 @@ public class IdempotencyMaintenance implements SmartLifecycle, ScheduledTaskHold
 	private static final Logger logger = LoggerFactory.getLogger(IdempotencyMaintenance.class);
 
 	/** One thread for each task. */
-	static final int THREADS = 4;
+	static final int THREADS = 5;
 
 	/** Started before, and stopped after, the web server and the other lifecycles that serve calls. */
 	static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
@@ -50,6 +53,8 @@ public class IdempotencyMaintenance implements SmartLifecycle, ScheduledTaskHold
 	private final JdbcLedger ledger;
 
 	private final ObjectProvider<Reconciler> reconciler;
+
+	private final ObjectProvider<Approvals> approvals;
 
 	private final IdempotencyProperties properties;
 
@@ -71,8 +76,20 @@ public class IdempotencyMaintenance implements SmartLifecycle, ScheduledTaskHold
 	 */
 	public IdempotencyMaintenance(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler,
 			IdempotencyProperties properties, ThreadPoolTaskSchedulerBuilder schedulers) {
+		this(ledger, reconciler, null, properties, schedulers);
+	}
+
+	/**
+	 * Maintenance that also expires, at the reconciler's interval and while there is a reconciler, the calls
+	 * that waited for approval longer than {@code idempotency.approval.expire-after}.
+	 * @param approvals the approvals whose overdue calls to expire; {@code null} for none
+	 */
+	public IdempotencyMaintenance(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler,
+			ObjectProvider<Approvals> approvals, IdempotencyProperties properties,
+			ThreadPoolTaskSchedulerBuilder schedulers) {
 		this.ledger = ledger;
 		this.reconciler = reconciler;
+		this.approvals = approvals;
 		this.properties = properties;
 		this.schedulers = schedulers;
 	}
@@ -109,6 +126,10 @@ public class IdempotencyMaintenance implements SmartLifecycle, ScheduledTaskHold
 		schedule("replay counts", flush, this.ledger::flushReplayCounts);
 		if (reconciler != null) {
 			schedule("reconciler", reconcile, reconciler::reconcile);
+			Approvals approvals = (this.approvals != null) ? this.approvals.getIfAvailable() : null;
+			if (approvals != null) {
+				schedule("approval expiry", reconcile, () -> expireOverdue(approvals));
+			}
 		}
 		if (purge != null) {
 			schedule("retention", purge, () -> this.ledger.purgeSettled(retention.getPeriod(), retention.getBatchSize()));
@@ -164,6 +185,19 @@ public class IdempotencyMaintenance implements SmartLifecycle, ScheduledTaskHold
 		if (retention.getBatchSize() < 1) {
 			throw new IllegalStateException("idempotency.retention.batch-size must be at least 1, but was "
 					+ retention.getBatchSize());
+		}
+	}
+
+	/** Expires the calls nobody approved in time, each logged as the reconciler logs what it resolves. */
+	private static void expireOverdue(Approvals approvals) {
+		for (ApprovalRequest expired : approvals.expireOverdue()) {
+			logger.atInfo()
+				.addKeyValue("idempotency.tool", expired.entry().tool())
+				.addKeyValue("idempotency.key", expired.entry().key().value())
+				.addKeyValue("idempotency.run", expired.entry().runId())
+				.addKeyValue("idempotency.status", "expired")
+				.log("approval.expired tool={} key={} run={}: nobody approved it within {}", expired.entry().tool(),
+						expired.entry().key(), expired.entry().runId(), approvals.expireAfter());
 		}
 	}
 

@@ -87,6 +87,8 @@ public class IdempotencyProperties {
 
 	private final Health health = new Health();
 
+	private final Approval approval = new Approval();
+
 	public boolean isReactorContextPropagation() {
 		return this.reactorContextPropagation;
 	}
@@ -219,6 +221,29 @@ public class IdempotencyProperties {
 
 	public Health getHealth() {
 		return this.health;
+	}
+
+	public Approval getApproval() {
+		return this.approval;
+	}
+
+	/** The calls of tools that need a person's approval before their effect. */
+	public static class Approval {
+
+		/**
+		 * How long a call waits for a person's approval before it expires, and its run is refused as if it had
+		 * been rejected: more than zero, at most 36500d. The reconciler's pass expires them.
+		 */
+		private Duration expireAfter = Duration.ofHours(24);
+
+		public Duration getExpireAfter() {
+			return this.expireAfter;
+		}
+
+		public void setExpireAfter(Duration expireAfter) {
+			this.expireAfter = expireAfter;
+		}
+
 	}
 
 	/** The health indicator and the endpoint. */

@@ -1,6 +1,8 @@
 package io.idempotency.autoconfigure;
 
 import io.idempotency.advice.IdempotentToolRegistry;
+import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.reconcile.Approvals;
 import io.idempotency.reconcile.Reconciler;
 import io.idempotency.reconcile.ReconcilerSettings;
 import io.idempotency.reconcile.Settlements;
@@ -13,11 +15,13 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 
 /**
  * The reconciler, run by {@link IdempotencyMaintenance} every {@code idempotency.reconciler.interval}, and the
- * operators' {@link Settlements} of the calls it hands to a human, with its settings.
+ * operators' {@link Settlements} of the calls it hands to a human, with its settings, and the {@link Approvals}
+ * of the calls that wait for a person's approval, whose overdue calls the reconciler's schedule expires.
  */
 @AutoConfiguration(after = IdempotentToolsAutoConfiguration.class)
 @ConditionalOnBean({ ReconcileQueue.class, IdempotentToolRegistry.class })
@@ -58,6 +62,23 @@ public class IdempotencyReconcilerAutoConfiguration {
 	Settlements idempotencySettlements(SettlementQueue ledger, IdempotentToolRegistry tools,
 			ObjectProvider<JsonMapper> jsonMapper, Reconciler reconciler) {
 		return new Settlements(ledger, tools, jsonMapper.getIfAvailable(JsonMapper::new), reconciler.settings());
+	}
+
+	/**
+	 * The approvals of the JDBC ledger: each decision and expiry is published as an application event
+	 * ({@code ApprovalDecidedEvent}) for the application to resume the call's run.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean({ SettlementQueue.class, JdbcLedger.class })
+	Approvals idempotencyApprovals(JdbcLedger ledger, IdempotencyProperties properties,
+			ApplicationEventPublisher publisher) {
+		return new Approvals(ledger.approvals(), expireAfterOf(properties.getApproval()), publisher::publishEvent);
+	}
+
+	/** How long a call waits for approval, or a start that fails naming the property. */
+	static java.time.Duration expireAfterOf(IdempotencyProperties.Approval approval) {
+		return IdempotencyProperties.positive("idempotency.approval.expire-after", approval.getExpireAfter());
 	}
 
 }

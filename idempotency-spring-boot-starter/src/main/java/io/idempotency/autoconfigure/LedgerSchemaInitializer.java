@@ -174,6 +174,35 @@ public class LedgerSchemaInitializer implements InitializingBean {
 	}
 
 	/**
+	 * The columns of these the table lacks: none where it has them all, or where it is not found (it may be made
+	 * later, or be in a schema the connection does not show).
+	 */
+	List<String> missingColumns(List<String> columns) {
+		List<String> missing = new ArrayList<>();
+		for (String column : columns) {
+			Boolean found = hasColumn(column);
+			if (found == null) {
+				return List.of();
+			}
+			if (!found) {
+				missing.add(column);
+			}
+		}
+		return missing;
+	}
+
+	/** The platform of the ledger's database, as the schema scripts and migrations name it. */
+	String platform() {
+		return (this.settings.getPlatform() != null) ? this.settings.getPlatform()
+				: LedgerSchema.platformOf(this.dataSource);
+	}
+
+	/** The ledger table's name, as configured. */
+	String tableName() {
+		return this.settings.getTableName();
+	}
+
+	/**
 	 * Whether the table has a column of this name; {@code null} where the table is not found.
 	 */
 	private Boolean hasColumn(String column) {

@@ -73,7 +73,7 @@ public class IdempotencyCallsEndpoint {
 	private final Access access;
 
 	/** Checks that stored text is one JSON value, and nothing after it, before it is written out as it is. */
-	private final JsonMapper json = JsonMapper.builder().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
+	private static final JsonMapper json = JsonMapper.builder().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
 
 	/**
 	 * @param access the endpoint's access, as the application set it: it settles only where that is
@@ -108,7 +108,9 @@ public class IdempotencyCallsEndpoint {
 	 * Why a request was refused; nothing was written.
 	 * @param key the key the request named, as given
 	 * @param refused {@code unknown_key}, {@code already_settled}, {@code being_reconciled},
-	 * {@code not_awaiting_human}, {@code missing_reason}, {@code result_refused} or {@code invalid_request}
+	 * {@code not_awaiting_human}, {@code missing_reason}, {@code result_refused} or {@code invalid_request}; for a
+	 * decision of {@code /actuator/idempotencyapprovals}, {@code unknown_key}, {@code not_awaiting_approval},
+	 * {@code already_decided}, {@code missing_reason} or {@code invalid_request}
 	 */
 	public record Refusal(@Nullable String key, String refused, String message) {
 	}
@@ -180,7 +182,8 @@ public class IdempotencyCallsEndpoint {
 		try {
 			parsed = key(key);
 			kind = kind(settle);
-			who = operator(securityContext.getPrincipal(), operator);
+			who = operator(securityContext.getPrincipal(), operator, "settlement", "the call is settled",
+					"who settles the call");
 			if (kind != Kind.SUCCEEDED && result != null) {
 				throw new InvalidRequest("a result is given only to settle a call as succeeded, not as "
 						+ kind.name().toLowerCase(Locale.ROOT));
@@ -225,26 +228,30 @@ public class IdempotencyCallsEndpoint {
 	}
 
 	/**
-	 * Who settles: the authenticated user, or, only without one, the operator the request names.
+	 * Who settles or decides: the authenticated user, or, only without one, the operator the request names.
+	 * @param request what is refused without one ({@code settlement})
+	 * @param inTheNameOf what is done in the user's name ({@code the call is settled})
+	 * @param who who {@code operator} names ({@code who settles the call})
 	 */
-	private static String operator(@Nullable Principal principal, @Nullable String operator) {
+	static String operator(@Nullable Principal principal, @Nullable String operator, String request,
+			String inTheNameOf, String who) {
 		String given = (operator == null || operator.isBlank()) ? null : operator.trim();
 		String user = (principal != null) ? principal.getName() : null;
 		if (user != null && !user.isBlank()) {
 			if (given != null && !given.equals(user)) {
-				throw new InvalidRequest("the call is settled in the name of the authenticated user '" + user
+				throw new InvalidRequest(inTheNameOf + " in the name of the authenticated user '" + user
 						+ "': leave 'operator' out, or give that name");
 			}
 			return user;
 		}
 		if (given == null) {
-			throw new MissingOperator("The settlement is refused, nothing was written: the request has no"
-					+ " authenticated user, so 'operator' must say who settles the call");
+			throw new MissingOperator("The " + request + " is refused, nothing was written: the request has no"
+					+ " authenticated user, so 'operator' must say " + who);
 		}
 		return given;
 	}
 
-	private static IdempotencyKey key(String key) {
+	static IdempotencyKey key(String key) {
 		try {
 			return new IdempotencyKey(key);
 		}
@@ -270,11 +277,11 @@ public class IdempotencyCallsEndpoint {
 		return parsed;
 	}
 
-	private static int number(@Nullable String text, String name, int otherwise, int min, int max) {
+	static int number(@Nullable String text, String name, int otherwise, int min, int max) {
 		return (int) number(text, name, (long) otherwise, min, (long) max);
 	}
 
-	private static long number(@Nullable String text, String name, long otherwise, long min, long max) {
+	static long number(@Nullable String text, String name, long otherwise, long min, long max) {
 		if (text == null || text.isBlank()) {
 			return otherwise;
 		}
@@ -305,12 +312,12 @@ public class IdempotencyCallsEndpoint {
 	 * stays {@code 12.50} and {@code 0.123456789012345678} keeps every digit. Text where the row holds something
 	 * other than one JSON value (H2's text column, edited).
 	 */
-	private @Nullable JsonNode node(@Nullable String stored) {
+	static @Nullable JsonNode node(@Nullable String stored) {
 		if (stored == null) {
 			return null;
 		}
 		try {
-			if (!this.json.readTree(stored).isMissingNode()) {
+			if (!json.readTree(stored).isMissingNode()) {
 				return nodes.rawValueNode(new RawValue(stored));
 			}
 		}
@@ -320,7 +327,7 @@ public class IdempotencyCallsEndpoint {
 		return nodes.stringNode(stored);
 	}
 
-	private static WebEndpointResponse<Object> invalid(@Nullable String key, String why) {
+	static WebEndpointResponse<Object> invalid(@Nullable String key, String why) {
 		return new WebEndpointResponse<>(new Refusal(key, "invalid_request",
 				"The request is refused, nothing was written: " + why), WebEndpointResponse.STATUS_BAD_REQUEST);
 	}
@@ -335,7 +342,7 @@ public class IdempotencyCallsEndpoint {
 	}
 
 	/** A request that cannot be read: answered 400. */
-	private static final class InvalidRequest extends RuntimeException {
+	static final class InvalidRequest extends RuntimeException {
 
 		private static final long serialVersionUID = 1L;
 
@@ -346,7 +353,7 @@ public class IdempotencyCallsEndpoint {
 	}
 
 	/** A settlement that does not say who settles: refused as the core refuses one, 400. */
-	private static final class MissingOperator extends RuntimeException {
+	static final class MissingOperator extends RuntimeException {
 
 		private static final long serialVersionUID = 1L;
 

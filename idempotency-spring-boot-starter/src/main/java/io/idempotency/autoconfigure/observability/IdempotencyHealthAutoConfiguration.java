@@ -7,6 +7,7 @@ import java.util.function.Supplier;
 
 import io.idempotency.advice.IdempotentToolRegistry;
 import io.idempotency.ledger.JdbcLedger;
+import io.idempotency.reconcile.Approvals;
 import io.idempotency.reconcile.Settlements;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -30,8 +31,9 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * The health indicator, the {@code idempotency} Actuator endpoint and the {@code idempotencycalls} endpoint of
- * the settlements, each where Boot's classes are present.
+ * The health indicator, the {@code idempotency} Actuator endpoint, the {@code idempotencycalls} endpoint of
+ * the settlements and the {@code idempotencyapprovals} endpoint of the approvals, each where Boot's classes are
+ * present.
  */
 @AutoConfiguration(after = IdempotencyReconcilerAutoConfiguration.class)
 @ConditionalOnBean(JdbcLedger.class)
@@ -111,6 +113,27 @@ public class IdempotencyHealthAutoConfiguration {
 		@Bean
 		OperationFilter<WebOperation> idempotencyCallsAccess(Environment environment) {
 			return new IdempotencyCallsAccess(environment);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint")
+	@ConditionalOnBean(Approvals.class)
+	@ConditionalOnAvailableEndpoint(IdempotencyApprovalsEndpoint.class)
+	static class ApprovalDecisions {
+
+		@Bean
+		@ConditionalOnMissingBean
+		IdempotencyApprovalsEndpoint idempotencyApprovalsEndpoint(Approvals approvals, Environment environment) {
+			return new IdempotencyApprovalsEndpoint(approvals,
+					IdempotencyCallsAccess.writeAccess(IdempotencyCallsAccess.APPROVALS, environment));
+		}
+
+		/** Deciding only with the endpoint's own access setting, never through an application-wide one. */
+		@Bean
+		OperationFilter<WebOperation> idempotencyApprovalsAccess(Environment environment) {
+			return new IdempotencyCallsAccess(IdempotencyCallsAccess.APPROVALS, environment);
 		}
 
 	}

@@ -1,6 +1,7 @@
 package io.idempotency.autoconfigure.observability;
 
 import io.idempotency.autoconfigure.IdempotencyProperties;
+import io.idempotency.reconcile.Approvals;
 import io.idempotency.reconcile.Reconciler;
 import io.idempotency.reconcile.Settlements;
 import io.idempotency.autoconfigure.IdempotencyReconcilerAutoConfiguration;
@@ -28,10 +29,11 @@ public class IdempotencyMetricsAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	IdempotencyMetrics idempotencyMetrics(JdbcLedger ledger, ObjectProvider<Reconciler> reconciler,
-			IdempotencyProperties properties, ObjectProvider<Settlements> settlements) {
+			IdempotencyProperties properties, ObjectProvider<Settlements> settlements,
+			ObjectProvider<Approvals> approvals) {
 		HealthSettings health = HealthSettings.of(properties);
 		return new IdempotencyMetrics(ledger, reconciler, health.humanAfterAttempts(), health.cacheFor(),
-				health.timeout(), settlements);
+				health.timeout(), settlements, approvals);
 	}
 
 }

@@ -135,7 +135,9 @@ class IdempotencyMetricsTest {
 				.containsOnly("idempotency.tool.call", "idempotency.tool.call.active",
 						"idempotency.ledger.awaiting.human", "idempotency.late.completions", "idempotency.late.successes",
 						"idempotency.reconciled", "idempotency.reconcile.human.handoffs", "idempotency.settlements",
-						"idempotency.settlements.refused", "idempotency.outcomes.pending");
+						"idempotency.settlements.refused", "idempotency.outcomes.pending",
+						"idempotency.ledger.awaiting.approval", "idempotency.approvals.requested", "idempotency.approvals",
+						"idempotency.approvals.refused");
 			assertThat(registry.get("idempotency.outcomes.pending").gauge().value()).isZero();
 			assertThat(registry.get("idempotency.reconciled").functionCounters())
 				.extracting((counter) -> counter.getId().getTag("idempotency.status"))
