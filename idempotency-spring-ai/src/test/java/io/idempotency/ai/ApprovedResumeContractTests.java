@@ -204,8 +204,7 @@ abstract class ApprovedResumeContractTests {
 
 	@Test
 	void aTransactionalToolThatNeedsApprovalWaitsInItsCallersTransactionAndExecutesOnceApproved() {
-		TransactionTemplate callers = new TransactionTemplate(this.instances.get(0).getBean(PlatformTransactionManager.class));
-		callers.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+		TransactionTemplate callers = callersTransaction();
 		ToolCallback recordRefund = callback(0, "record_refund");
 		ToolContext run = run("transactional-run");
 		String arguments = "{\"order\":\"O-T\"}";
@@ -243,8 +242,7 @@ abstract class ApprovedResumeContractTests {
 
 	@Test
 	void aRejectedTransactionalCallIsRefusedAndItsCallersTransactionStillCommits() {
-		TransactionTemplate callers = new TransactionTemplate(this.instances.get(0).getBean(PlatformTransactionManager.class));
-		callers.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+		TransactionTemplate callers = callersTransaction();
 		ToolCallback recordRefund = callback(0, "record_refund");
 		ToolContext run = run("rejected-run");
 		String arguments = "{\"order\":\"O-R\"}";
@@ -261,6 +259,13 @@ abstract class ApprovedResumeContractTests {
 		assertThat(RefundDesk.refunds).hasValue(0);
 		assertThat(this.jdbc.queryForList("SELECT order_ref FROM " + REFUNDS_TABLE, String.class))
 			.containsExactly("callers-own-work");
+	}
+
+	/** The transaction of a caller of the tool, on the first instance, at the isolation transactional tools join. */
+	private TransactionTemplate callersTransaction() {
+		TransactionTemplate callers = new TransactionTemplate(this.instances.get(0).getBean(PlatformTransactionManager.class));
+		callers.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+		return callers;
 	}
 
 	private IdempotencyKey waitingKey(String tool) {
