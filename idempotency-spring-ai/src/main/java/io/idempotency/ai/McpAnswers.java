@@ -20,7 +20,9 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
  * the result's {@code _meta} the answer's kind ({@value IdempotentMcpTools#KIND_META_KEY}), whether it is a
  * repeat answered from an earlier call ({@value IdempotentMcpTools#REPLAYED_META_KEY}) and, for the library's
  * own answers, the message ({@value IdempotentMcpTools#MESSAGE_META_KEY}). {@code isError} is the tool's own for
- * a call that executed, and {@code true} for a repeat not executed again and for a refusal.
+ * a call that executed, and {@code true} for every call not executed: a repeat not executed again, a call that
+ * awaits a person's approval (as one in progress: nothing was done, and calling again does not help) and a refusal,
+ * whether the answer was thrown or returned as a {@code ToolResult}.
  */
 final class McpAnswers {
 
@@ -45,8 +47,9 @@ final class McpAnswers {
 			return call.notExecuted() ? refusal(result, answer) : told(result, result.isError(), answer, null);
 		}
 		if (call.envelope()) {
-			// A ToolResult tells the model itself, in the text; a repeat not executed again is an error result.
-			boolean error = answer.isRepeat() && !answer.isReplayWithResult() || Boolean.TRUE.equals(result.isError());
+			// A ToolResult tells the model itself, in the text; a call not executed (a repeat not executed again, a
+			// call awaiting approval or not approved) is an error result, as it is where the answer is thrown.
+			boolean error = answer.isNotExecuted() && !answer.isReplayWithResult() || Boolean.TRUE.equals(result.isError());
 			return told(result, error ? Boolean.TRUE : result.isError(), answer, call.message());
 		}
 		return answer.isReplayWithResult() ? withNotice(result, call) : told(result, result.isError(), answer, null);

@@ -14,6 +14,8 @@ import java.util.Set;
 import java.util.UUID;
 
 import io.idempotency.key.IdempotencyKey;
+import io.idempotency.ledger.ApprovalQueue;
+import io.idempotency.ledger.ApprovalRequest;
 import io.idempotency.ledger.CallLedger;
 import io.idempotency.ledger.Claim;
 import io.idempotency.ledger.ClaimRequest;
@@ -31,7 +33,9 @@ import io.idempotency.ledger.Redaction;
  * <p>It keeps what the {@link JdbcLedger} guarantees to a call: one winner per key; a repeat answered from the
  * row it lost to (replayed, in progress, previous attempt failed, another user's key); an outcome written
  * only to the row its claim won, while it is attempting, or a success over a failure a reconciler wrote while
- * the call still held its claim; a lease honoured by every write; arguments redacted as the JDBC ledger redacts them. It keeps nothing
+ * the call still held its claim; a lease honoured by every write; arguments redacted as the JDBC ledger redacts them; a
+ * call that needs a person's approval claimed as waiting for it, decided through {@link #approvals()} (as
+ * {@code JdbcLedger.approvals()}), and executed once, by the first claim after it was approved. It keeps nothing
  * else: no heartbeat, no retention, no replay cache, no durability, and no transactions, so a tool that joins
  * its caller's transaction (a transactional tool) is tested on a database. Use it for fast tests of tools,
  * their reconcile methods and what the model reads; keep a test of the application on its real database.
@@ -53,6 +57,10 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 	private Instant now = Instant.parse("2026-01-01T00:00:00Z");
 
 	private long nextId = 1;
+
+	private long approvalsRequested;
+
+	private final ApprovalQueue approvals = new Decisions();
 
 	/** A ledger that redacts the {@linkplain Redaction#defaults() default} argument names, as the JDBC ledger does. */
 	public InMemoryLedger() {
@@ -107,6 +115,15 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 		return this.replays.getOrDefault(key, 0);
 	}
 
+	/**
+	 * The calls that wait for a person's approval, and the decisions on them, as {@code JdbcLedger.approvals()}
+	 * gives them: {@code new Approvals(ledger.approvals(), expireAfter, published)} approves, rejects and expires
+	 * them in a test. A call waits from when its claim was made, by this ledger's clock ({@link #advance}).
+	 */
+	public ApprovalQueue approvals() {
+		return this.approvals;
+	}
+
 	@Override
 	public synchronized Claim claim(ClaimRequest request) {
 		Row existing = this.rows.get(request.key());
@@ -114,11 +131,22 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 			String arguments = this.redaction.redact(request.arguments(), request.sensitiveNames());
 			Row row = new Row(this.nextId++, request, arguments, this.now);
 			this.rows.put(request.key(), row);
+			if (request.needsApproval()) {
+				row.status = LedgerStatus.AWAITING_APPROVAL;
+				this.approvalsRequested++;
+				return new Claim.AwaitingApproval(entry(row), request.approvalReason(), true);
+			}
 			this.inFlight.add(row.id);
 			return new Claim.Won(request.key(), row.id);
 		}
 		if (!Objects.equals(existing.userId, request.userId())) {
 			return new Claim.HeldByAnotherUser(request.key());
+		}
+		if (existing.status == LedgerStatus.APPROVED) {
+			// Approved, and taken by none yet: this claim takes the row, and executes the call.
+			existing.status = LedgerStatus.ATTEMPTING;
+			this.inFlight.add(existing.id);
+			return new Claim.Won(request.key(), existing.id);
 		}
 		recordReplay(request.key());
 		LedgerEntry entry = entry(existing);
@@ -126,9 +154,9 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 			case SUCCEEDED -> new Claim.Replay(entry);
 			case FAILED -> new Claim.PreviousAttemptFailed(entry);
 			case ATTEMPTING, UNKNOWN -> new Claim.InProgress(entry);
-			// This ledger claims no call as awaiting approval, so none of its rows is ever in these states.
-			case AWAITING_APPROVAL, APPROVED, REJECTED, EXPIRED -> throw new IllegalStateException(
-					"The in-memory ledger keeps no approvals, but the row of " + request.key() + " is " + existing.status);
+			case AWAITING_APPROVAL -> new Claim.AwaitingApproval(entry, existing.request.approvalReason(), false);
+			case REJECTED, EXPIRED -> new Claim.NotApproved(entry, existing.decisionReason);
+			case APPROVED -> throw new IllegalStateException("The approved row of " + request.key() + " is taken");
 		};
 	}
 
@@ -243,6 +271,96 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 		return row.entry(this.replays.getOrDefault(row.request.key(), 0));
 	}
 
+	private ApprovalRequest request(Row row) {
+		Duration age = Duration.between(row.startedAt, this.now);
+		return new ApprovalRequest(entry(row), row.request.approvalReason(), age, row.decidedBy, row.decidedAt,
+				row.decisionReason);
+	}
+
+	/** The approvals of this ledger's calls, under its lock. */
+	private final class Decisions implements ApprovalQueue {
+
+		@Override
+		public List<ApprovalRequest> awaiting(String tool, long afterId, int limit) {
+			if (limit < 1) {
+				throw new IllegalArgumentException("limit must be at least 1, but was " + limit);
+			}
+			synchronized (InMemoryLedger.this) {
+				return InMemoryLedger.this.rows.values()
+					.stream()
+					.filter((row) -> row.status == LedgerStatus.AWAITING_APPROVAL && row.id > afterId)
+					.filter((row) -> tool == null || tool.equals(row.tool))
+					.sorted(Comparator.comparingLong((Row row) -> row.id))
+					.limit(limit)
+					.map(InMemoryLedger.this::request)
+					.toList();
+			}
+		}
+
+		@Override
+		public Optional<ApprovalRequest> find(IdempotencyKey key) {
+			synchronized (InMemoryLedger.this) {
+				return Optional.ofNullable(InMemoryLedger.this.rows.get(key)).map(InMemoryLedger.this::request);
+			}
+		}
+
+		@Override
+		public boolean decide(IdempotencyKey key, boolean approved, String decidedBy, String reason) {
+			synchronized (InMemoryLedger.this) {
+				Row row = InMemoryLedger.this.rows.get(key);
+				if (row == null || row.status != LedgerStatus.AWAITING_APPROVAL) {
+					return false;
+				}
+				row.decide(approved ? LedgerStatus.APPROVED : LedgerStatus.REJECTED, decidedBy, reason,
+						InMemoryLedger.this.now);
+				return true;
+			}
+		}
+
+		@Override
+		public List<ApprovalRequest> expire(Duration olderThan, String reason, int limit) {
+			if (olderThan == null || olderThan.isNegative()) {
+				throw new IllegalArgumentException("olderThan must be zero or more, but was " + olderThan);
+			}
+			if (limit < 1) {
+				throw new IllegalArgumentException("limit must be at least 1, but was " + limit);
+			}
+			synchronized (InMemoryLedger.this) {
+				Instant before = InMemoryLedger.this.now.minus(olderThan);
+				List<ApprovalRequest> expired = new ArrayList<>();
+				InMemoryLedger.this.rows.values()
+					.stream()
+					.filter((row) -> row.status == LedgerStatus.AWAITING_APPROVAL && row.startedAt.isBefore(before))
+					.sorted(Comparator.comparing((Row row) -> row.startedAt))
+					.limit(limit)
+					.toList()
+					.forEach((row) -> {
+						row.decide(LedgerStatus.EXPIRED, null, reason, InMemoryLedger.this.now);
+						expired.add(request(row));
+					});
+				return expired;
+			}
+		}
+
+		@Override
+		public long countAwaiting() {
+			synchronized (InMemoryLedger.this) {
+				return InMemoryLedger.this.rows.values()
+					.stream()
+					.filter((row) -> row.status == LedgerStatus.AWAITING_APPROVAL)
+					.count();
+			}
+		}
+
+		@Override
+		public long requested() {
+			synchronized (InMemoryLedger.this) {
+				return InMemoryLedger.this.approvalsRequested;
+			}
+		}
+
+	}
+
 	private static final class Row {
 
 		final long id;
@@ -271,6 +389,12 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 
 		Instant reconcileAfter;
 
+		String decidedBy;
+
+		Instant decidedAt;
+
+		String decisionReason;
+
 		Row(long id, ClaimRequest request, String arguments, Instant startedAt) {
 			this.id = id;
 			this.request = request;
@@ -283,9 +407,20 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 		void settle(LedgerStatus outcome, String resultJson, String error, Instant at) {
 			this.status = outcome;
 			this.result = resultJson;
-			this.error = (error == null || error.length() <= JdbcLedger.MAX_ERROR_LENGTH) ? error
-					: error.substring(0, JdbcLedger.MAX_ERROR_LENGTH);
+			this.error = truncated(error);
 			this.finishedAt = at;
+		}
+
+		void decide(LedgerStatus decision, String by, String reason, Instant at) {
+			this.status = decision;
+			this.decidedBy = by;
+			this.decisionReason = truncated(reason);
+			this.decidedAt = at;
+		}
+
+		private static String truncated(String text) {
+			return (text == null || text.length() <= JdbcLedger.MAX_ERROR_LENGTH) ? text
+					: text.substring(0, JdbcLedger.MAX_ERROR_LENGTH);
 		}
 
 		LedgerEntry entry(int replays) {
