@@ -52,7 +52,7 @@ class MaintenanceSchedulingTest {
 				assertThat(customized).hasSize(1);
 				ThreadPoolTaskScheduler scheduler = customized.get(0);
 				assertThat(scheduler.getThreadNamePrefix()).isEqualTo("idempotency-");
-				assertThat(scheduler.getPoolSize()).isEqualTo(IdempotencyMaintenance.THREADS);
+				assertThat(scheduler.getScheduledThreadPoolExecutor().getCorePoolSize()).isEqualTo(IdempotencyMaintenance.THREADS);
 				assertThat(scheduler.isDaemon()).isTrue();
 			});
 	}
