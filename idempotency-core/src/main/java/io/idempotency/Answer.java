@@ -141,14 +141,18 @@ public enum Answer {
 	static String awaitingApproval(String reason) {
 		String why = (reason == null || reason.isBlank()) ? "" : " (" + reason.strip() + ")";
 		return "Not done yet: a person must approve this action before it is carried out" + why + ", and nothing has"
-				+ " been done so far. Do not call it again: tell the user that it awaits approval.";
+				+ " been done so far. Do not call it again until you are told that a person has decided: tell the user"
+				+ " that it awaits approval.";
 	}
 
 	static String notApproved(boolean expired, String reason) {
+		if (expired) {
+			return "Not done: nobody approved this action in time, so it was not carried out, and it will not be. Do"
+					+ " not retry it: tell the user that it was not approved in time.";
+		}
 		String why = (reason == null || reason.isBlank()) ? "" : " (" + reason.strip() + ")";
-		return (expired ? "Not done: nobody approved this action in time" : "Not done: a person did not approve this action")
-				+ why + ", so it was not carried out, and it will not be. Do not retry it: tell the user that it was not"
-				+ " approved" + (why.isEmpty() ? "." : ", and why.");
+		return "Not done: a person did not approve this action" + why + ", so it was not carried out, and it will not"
+				+ " be. Do not retry it: tell the user that it was not approved" + (why.isEmpty() ? "." : ", and why.");
 	}
 
 	/** Whether the call repeats an earlier one of its run and was answered from it, not executed again. */

@@ -31,7 +31,11 @@ class AnswerTest {
 			.containsExactlyInAnyOrder(Answer.REPLAYED, Answer.REPLAYED_DIFFERENT_DETAILS);
 		assertThat(EnumSet.allOf(Answer.class).stream().filter(Answer::isRefusal)).containsExactlyInAnyOrder(
 				Answer.REFUSED_CONFLICT, Answer.REFUSED_WITHOUT_RUN, Answer.REFUSED_INVALID_ARGUMENTS,
-				Answer.REFUSED_LEDGER_UNAVAILABLE, Answer.REFUSED_INVALID_RUN, Answer.REFUSED_DIFFERENT_DETAILS);
+				Answer.REFUSED_LEDGER_UNAVAILABLE, Answer.REFUSED_INVALID_RUN, Answer.REFUSED_DIFFERENT_DETAILS,
+				Answer.REFUSED_NOT_APPROVED);
+		assertThat(EnumSet.allOf(Answer.class).stream().filter((answer) -> !answer.isNotExecuted()))
+			.as("every other answer executed the tool")
+			.containsExactlyInAnyOrder(Answer.EXECUTED, Answer.FAILED, Answer.UNKNOWN, Answer.EXECUTED_WITHOUT_RUN);
 	}
 
 	@Test
@@ -51,6 +55,19 @@ class AnswerTest {
 				+ " outcome is being checked. It was not started again. Do not retry it: report that it is pending.");
 		assertThat(new ToolCallInProgressException("t", null).getMessage()).isEqualTo(Answer.IN_PROGRESS.message());
 		assertThat(Answer.EXECUTED.message()).isNull();
+		assertThat(ToolResult.awaitingApproval("a quote over 1,000 units").message()).isEqualTo("Not done yet: a person"
+				+ " must approve this action before it is carried out (a quote over 1,000 units), and nothing has been done"
+				+ " so far. Do not call it again until you are told that a person has decided: tell the user that it"
+				+ " awaits approval.");
+		assertThat(Answer.AWAITING_APPROVAL.message()).isEqualTo("Not done yet: a person must approve this action"
+				+ " before it is carried out, and nothing has been done so far. Do not call it again until you are told"
+				+ " that a person has decided: tell the user that it awaits approval.");
+		assertThat(ToolResult.notApproved(false, "credit on hold").message()).isEqualTo("Not done: a person did not"
+				+ " approve this action (credit on hold), so it was not carried out, and it will not be. Do not retry"
+				+ " it: tell the user that it was not approved, and why.");
+		assertThat(new NotApprovedException("t", true, "Nobody approved it within 24h").getMessage()).isEqualTo("Not"
+				+ " done: nobody approved this action in time, so it was not carried out, and it will not be. Do not"
+				+ " retry it: tell the user that it was not approved in time.");
 	}
 
 	@Test
@@ -84,6 +101,8 @@ class AnswerTest {
 		assertThat(new IdempotencyConflictException("t").answer()).isEqualTo(Answer.REFUSED_CONFLICT);
 		assertThat(new MissingRunException("t").answer()).isEqualTo(Answer.REFUSED_WITHOUT_RUN);
 		assertThat(new LedgerUnavailableException("t", null).answer()).isEqualTo(Answer.REFUSED_LEDGER_UNAVAILABLE);
+		assertThat(new AwaitingApprovalException("t", "r").answer()).isEqualTo(Answer.AWAITING_APPROVAL);
+		assertThat(new NotApprovedException("t", false, "r").answer()).isEqualTo(Answer.REFUSED_NOT_APPROVED);
 	}
 
 }

@@ -207,7 +207,7 @@ abstract class ApprovalToolContractTests {
 		assertThat(first.kind()).isEqualTo(Answer.AWAITING_APPROVAL);
 		assertThat(first.ok()).isFalse();
 		assertThat(first.replayed()).isFalse();
-		assertThat(first.message()).contains("Every call of the tool 'refund_order' needs a person's approval");
+		assertThat(first.message()).contains("(every call of refund_order needs a person's approval)");
 		this.approvals.approve(awaitingKey(), "ops", "fine");
 		ToolResult<String> executed = inRun("r1", () -> this.quotes.refundOrder("O-7"));
 		assertThat(executed.kind()).isEqualTo(Answer.EXECUTED);
@@ -223,6 +223,18 @@ abstract class ApprovalToolContractTests {
 
 		assertThat(new JdbcTemplate(dataSource()).queryForObject("SELECT COUNT(*) FROM " + TABLE, Integer.class)).isZero();
 		assertThat(this.quotes.sent()).isEqualTo(0);
+	}
+
+	@Test
+	void outsideARunACallThatNeedsApprovalIsRefusedEvenWhereCallsWithoutARunExecute() {
+		this.context.getBean(io.idempotency.advice.IdempotentToolAdvisor.class)
+			.setMissingRunPolicy(MissingRunPolicy.EXECUTE_WITHOUT_DEDUPLICATION);
+
+		assertThat(this.quotes.sendQuote("Henderson", 10)).as("no approval needed: executed undeduplicated")
+			.isEqualTo("Q-1 for 10 to Henderson");
+		assertThatExceptionOfType(MissingRunException.class).isThrownBy(() -> this.quotes.sendQuote("Henderson", 5000));
+		assertThatExceptionOfType(MissingRunException.class).isThrownBy(() -> this.quotes.refundOrder("O-7"));
+		assertThat(this.quotes.sent()).isEqualTo(1);
 	}
 
 	@Test

@@ -65,7 +65,7 @@ final class ApprovalNeed {
 	 */
 	String reasonFor(Object target, CanonicalCall call) throws Exception {
 		if (this.always) {
-			return "Every call of the tool '" + this.tool + "' needs a person's approval";
+			return "every call of " + this.tool + " needs a person's approval";
 		}
 		if (this.method != null) {
 			Object answer = ReconcileQuestions.invoke(this.method, target, target.getClass(), call.key(),
@@ -83,7 +83,7 @@ final class ApprovalNeed {
 			return approval.required() ? approval.reason() : null;
 		}
 		if (Boolean.TRUE.equals(answer)) {
-			return "The tool '" + this.tool + "' needs a person's approval for these arguments";
+			return "its approval method asks for a person's approval of these arguments";
 		}
 		if (answer == null) {
 			throw new IllegalStateException("The approval " + (this.method != null ? "method " + this.method.getName()

@@ -169,9 +169,13 @@ final class CallFlow {
 		return reason;
 	}
 
-	/** A call outside any run: refused, or told it is executed without deduplication where the policy says so. */
+	/**
+	 * A call outside any run: refused, or told it is executed without deduplication where the policy says so;
+	 * always refused for a tool that needs a person's approval, which is given to a call of a run.
+	 */
 	private void allowWithoutRun(ToolDescriptor tool) {
-		if (this.missingRunPolicy == MissingRunPolicy.REFUSE) {
+		// An approval is given to a call of a run: a call outside one could never be approved, nor act without one.
+		if (this.missingRunPolicy == MissingRunPolicy.REFUSE || tool.approval().isNeeded()) {
 			IdempotentToolInterceptor.LOGGER.atWarn()
 				.addKeyValue("idempotency.tool", tool.name())
 				.addKeyValue("idempotency.outcome", Answer.REFUSED_WITHOUT_RUN.kind())

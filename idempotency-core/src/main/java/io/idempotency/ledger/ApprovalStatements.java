@@ -31,7 +31,9 @@ final class ApprovalStatements implements ApprovalQueue {
 
 	private final String findRecordById;
 
-	private final String decide;
+	private final String approve;
+
+	private final String reject;
 
 	private final String oldestAwaiting;
 
@@ -39,7 +41,7 @@ final class ApprovalStatements implements ApprovalQueue {
 
 	private final String countAwaiting;
 
-	private static final int[] DECIDE_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.VARCHAR };
+	private static final int[] DECIDE_TYPES = { Types.VARCHAR, Types.VARCHAR, Types.VARCHAR };
 
 	private final JdbcTemplate jdbc;
 
@@ -68,12 +70,17 @@ final class ApprovalStatements implements ApprovalQueue {
 		this.awaiting = "SELECT " + this.recordColumns + " FROM " + table + " WHERE " + waiting + " AND id > ?";
 		this.findRecord = "SELECT " + this.recordColumns + " FROM " + table + " WHERE idempotency_key = ?";
 		this.findRecordById = "SELECT " + this.recordColumns + " FROM " + table + " WHERE id = ?";
-		this.decide = "UPDATE " + table + " SET status = ?, decided_by = ?, decided_at = " + now
-				+ ", decision_reason = ? WHERE idempotency_key = ? AND status = 'awaiting'";
+		String decided = ", decided_by = ?, decided_at = " + now + ", decision_reason = ?";
+		this.approve = "UPDATE " + table + " SET status = 'approved'" + decided
+				+ " WHERE idempotency_key = ? AND status = 'awaiting'";
+		// A rejected call is finished, as an expired one: retention counts from then, as from a settled call's
+		// outcome. An approved one finishes when it executes.
+		this.reject = "UPDATE " + table + " SET status = 'rejected', finished_at = " + now + decided
+				+ " WHERE idempotency_key = ? AND status = 'awaiting'";
 		this.oldestAwaiting = "SELECT id FROM " + table + " WHERE " + waiting + " AND "
 				+ this.dialect.awaitingApprovalSince() + " < " + this.dialect.nowMinusMicros() + " ORDER BY "
 				+ this.dialect.awaitingApprovalSince() + " LIMIT ?";
-		this.expire = "UPDATE " + table + " SET status = 'expired', decided_at = " + now
+		this.expire = "UPDATE " + table + " SET status = 'expired', decided_at = " + now + ", finished_at = " + now
 				+ ", decision_reason = ? WHERE id = ? AND status = 'awaiting'";
 		this.countAwaiting = "SELECT COUNT(*) FROM " + table + " WHERE " + waiting;
 	}
@@ -105,10 +112,10 @@ final class ApprovalStatements implements ApprovalQueue {
 
 	@Override
 	public boolean decide(IdempotencyKey key, boolean approved, String decidedBy, String reason) {
-		LedgerStatus decision = approved ? LedgerStatus.APPROVED : LedgerStatus.REJECTED;
-		Object[] values = { decision.columnValue(), decidedBy, LedgerRows.truncate(reason), key.value() };
+		Object[] values = { decidedBy, LedgerRows.truncate(reason), key.value() };
+		String decision = approved ? this.approve : this.reject;
 		return withApprovalColumns(() -> this.transactions
-			.committedAgainAfterDeadlocks(() -> this.jdbc.update(this.decide, values, DECIDE_TYPES))) == 1;
+			.committedAgainAfterDeadlocks(() -> this.jdbc.update(decision, values, DECIDE_TYPES))) == 1;
 	}
 
 	@Override

@@ -37,6 +37,8 @@ import io.idempotency.reconcile.ApprovalRefusedException.Reason;
  */
 public final class Approvals {
 
+	private static final org.slf4j.Logger logger = org.slf4j.LoggerFactory.getLogger(Approvals.class);
+
 	/** How many calls one pass expires at most; the next pass takes the rest. */
 	static final int EXPIRY_BATCH = 100;
 
@@ -57,8 +59,8 @@ public final class Approvals {
 	/**
 	 * @param ledger the ledger's approvals ({@code JdbcLedger.approvals()})
 	 * @param expireAfter how long a call waits for a decision before it expires
-	 * @param published what each decision is published to (an application's event publisher); decisions
-	 * written are published once written, and a publisher that throws does not undo them
+	 * @param published what each decision is published to (an application's event publisher), once written; a
+	 * publisher that throws is logged, and undoes nothing
 	 */
 	public Approvals(ApprovalQueue ledger, Duration expireAfter, Consumer<ApprovalDecidedEvent> published) {
 		this.ledger = Objects.requireNonNull(ledger, "ledger");
@@ -199,8 +201,23 @@ public final class Approvals {
 		return new ApprovalRefusedException(key, Reason.ALREADY_DECIDED, "the call was decided already: " + how);
 	}
 
+	/**
+	 * Publishes a decision that is written already: a listener that fails is logged, and neither undoes the
+	 * decision nor keeps the others from being published.
+	 */
 	private void publish(ApprovalRequest request, LedgerStatus decision) {
-		this.published.accept(new ApprovalDecidedEvent(request, decision));
+		try {
+			this.published.accept(new ApprovalDecidedEvent(request, decision));
+		}
+		catch (RuntimeException ex) {
+			logger.atWarn()
+				.addKeyValue("idempotency.tool", request.entry().tool())
+				.addKeyValue("idempotency.key", request.entry().key().value())
+				.addKeyValue("idempotency.run", request.entry().runId())
+				.log("The decision on {} ({}) is written, but a listener of its event failed: {}. The run it names is"
+						+ " resumed only by what reads the ledger", request.entry().key(),
+						decision.name().toLowerCase(java.util.Locale.ROOT), String.valueOf(ex), ex);
+		}
 	}
 
 	private static SettlementText.Refusal refusal(IdempotencyKey key) {

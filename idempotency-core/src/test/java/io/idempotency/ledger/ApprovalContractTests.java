@@ -376,6 +376,21 @@ abstract class ApprovalContractTests {
 		assertThat(this.jdbc.queryForList("SELECT status FROM " + TABLE, String.class)).containsExactly("awaiting");
 	}
 
+	@Test
+	void aCallRejectedLongAfterItAskedIsKeptForTheRetentionPeriodFromItsDecision() {
+		ClaimRequest rejected = request("r1", arguments(1));
+		this.ledger.claim(rejected);
+		// It asked eight days ago; a person rejects it now.
+		this.jdbc.update("UPDATE " + TABLE + " SET started_at = " + LedgerDialect.of(this.dataSource).nowMinusMicros(),
+				Duration.ofDays(8).toNanos() / 1000);
+		this.approvals.reject(rejected.key(), "ops", "no");
+
+		this.ledger.purgeSettled(Duration.ofDays(7), 100);
+
+		assertThat(this.ledger.claim(rejected)).as("still refused with the reason, not asking anew")
+			.isInstanceOf(Claim.NotApproved.class);
+	}
+
 	/** A decision, made once the barrier opens: whether it was written, or refused as decided already. */
 	private static Callable<Boolean> decided(CyclicBarrier start, Callable<ApprovalRequest> decision) {
 		return () -> {

@@ -20,8 +20,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * The reconciler, run by {@link IdempotencyMaintenance} every {@code idempotency.reconciler.interval}, and the
- * operators' {@link Settlements} of the calls it hands to a human, with its settings, and the {@link Approvals}
- * of the calls that wait for a person's approval, whose overdue calls the reconciler's schedule expires.
+ * operators' {@link Settlements} of the calls it hands to a human, with its settings. Its schedule expires the
+ * calls that waited too long for a person's approval ({@link IdempotencyApprovalsAutoConfiguration}).
  */
 @AutoConfiguration(after = IdempotentToolsAutoConfiguration.class)
 @ConditionalOnBean({ ReconcileQueue.class, IdempotentToolRegistry.class })
@@ -64,21 +64,5 @@ public class IdempotencyReconcilerAutoConfiguration {
 		return new Settlements(ledger, tools, jsonMapper.getIfAvailable(JsonMapper::new), reconciler.settings());
 	}
 
-	/**
-	 * The approvals of the JDBC ledger: each decision and expiry is published as an application event
-	 * ({@code ApprovalDecidedEvent}) for the application to resume the call's run.
-	 */
-	@Bean
-	@ConditionalOnMissingBean
-	@ConditionalOnBean({ SettlementQueue.class, JdbcLedger.class })
-	Approvals idempotencyApprovals(JdbcLedger ledger, IdempotencyProperties properties,
-			ApplicationEventPublisher publisher) {
-		return new Approvals(ledger.approvals(), expireAfterOf(properties.getApproval()), publisher::publishEvent);
-	}
-
-	/** How long a call waits for approval, or a start that fails naming the property. */
-	static java.time.Duration expireAfterOf(IdempotencyProperties.Approval approval) {
-		return IdempotencyProperties.positive("idempotency.approval.expire-after", approval.getExpireAfter());
-	}
 
 }

@@ -555,7 +555,47 @@ class IdempotencyAutoConfigurationTest {
 						() -> java.util.concurrent.CompletableFuture.completedFuture("note " + ran.incrementAndGet()), Runnable::run);
 			});
 			assertThat(ran).hasValue(3);
+
+			// One that needs a person's approval would act without one: refused, and nothing runs.
+			IdempotentFunction<String> refund = IdempotentFunction.builder("refund", String.class)
+				.transactional()
+				.requiresApproval()
+				.build();
+			org.assertj.core.api.Assertions.assertThatIllegalStateException().isThrownBy(() -> calls.register(refund))
+				.withMessageContaining("function 'refund' need a person's approval before they act");
+			org.assertj.core.api.Assertions.assertThatIllegalStateException()
+				.isThrownBy(() -> RunContext.run(new Run("r1", null),
+						() -> calls.call(refund, "{}", () -> "refunded " + ran.incrementAndGet())));
+			assertThat(ran).hasValue(3);
 		});
+	}
+
+	public static class RefundTool {
+
+		@IdempotentTool(name = "refund_order", reconcile = "findRefund", requiresApproval = true)
+		public String refund(String order) {
+			return order;
+		}
+
+		io.idempotency.Reconciliation<String> findRefund(io.idempotency.key.IdempotencyKey key) {
+			return io.idempotency.Reconciliation.notFound();
+		}
+
+	}
+
+	@Test
+	void switchedOffItDoesNotStartWhereAToolOrAFunctionNeedsAPersonsApproval() {
+		this.runner.withPropertyValues("idempotency.enabled=false")
+			.withBean(RefundTool.class)
+			.withBean("note", IdempotentFunction.class, () -> IdempotentFunction.builder("note", String.class)
+				.transactional()
+				.approval((arguments) -> io.idempotency.Approval.notRequired())
+				.build())
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("idempotency.enabled=false, but IdempotencyAutoConfigurationTest.RefundTool.refund, note"
+						+ " need a person's approval before they act"));
 	}
 
 	@Test

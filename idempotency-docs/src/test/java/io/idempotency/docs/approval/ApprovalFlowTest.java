@@ -104,10 +104,10 @@ class ApprovalFlowTest {
         JsonNode told = read(0);
         assertThat(told.get("kind").asString()).isEqualTo("awaiting_approval");
         assertThat(told.get("message").asString()).contains("a person must approve this action")
-            .contains("a quote over 1,000 units (5000)");
+            .contains("a quote over 1,000 units: 5000");
         assertThat(kindRead(1)).as("the model's repeat").isEqualTo("awaiting_approval");
         ApprovalRequest call = awaiting(run);
-        assertThat(call.reason()).isEqualTo("a quote over 1,000 units (5000)");
+        assertThat(call.reason()).isEqualTo("a quote over 1,000 units: 5000");
         assertThat(call.entry().userId()).isEqualTo("rep-7");
 
         this.approvals.approve(call.entry().key(), "anna", "the customer confirmed the volume");

@@ -29,7 +29,7 @@ class QuoteTools {
 
     // Asked before each call is claimed: a quote over 1,000 units waits for a person's approval.
     Approval quoteApproval(int quantity) {
-        return (quantity > 1000) ? Approval.required("a quote over 1,000 units (" + quantity + ")")
+        return (quantity > 1000) ? Approval.required("a quote over 1,000 units: " + quantity)
                 : Approval.notRequired();
     }
 

@@ -176,6 +176,12 @@ class AsyncMcpServerRoundTripTest extends McpServerRoundTripTest {
 
 	@Test
 	@Override
+	void anMcpToolMethodWhoseLargeCallsNeedApprovalActsOnSmallOnesAndNeverOnOneRejected() {
+		assertThat(toolNames()).doesNotContain("reserve_truck");
+	}
+
+	@Test
+	@Override
 	void anMcpToolMethodReturningAToolResultCarriesTheNoticeInMeta() {
 		assertThat(toolNames()).doesNotContain("hold_slot");
 	}

@@ -118,6 +118,73 @@ class McpServerRoundTripTest {
 		assertThat(tickets()).as("a new run is a new action").isEqualTo(before + 2);
 	}
 
+	@Autowired
+	io.idempotency.reconcile.Approvals approvals;
+
+	@Test
+	void aCallThatNeedsApprovalWaitsDoingNothingThenActsOnceApprovedAndNeverOnceRejected() {
+		String runId = "run-approval-" + System.nanoTime();
+		Map<String, Object> run = Map.of("io.idempotency/runId", runId);
+		CallToolRequest refund = new CallToolRequest("refund_order", Map.of("order", "O-1"), run);
+		int before = refunds();
+		for (int i = 0; i < 2; i++) {
+			CallToolResult waiting = this.client.callTool(refund);
+			assertThat(waiting.isError()).as("not executed: the client must not take it for a result").isTrue();
+			JsonNode told = JSON.readTree(text(waiting));
+			assertThat(told.get("kind").asString()).isEqualTo("awaiting_approval");
+			assertThat(told.get("replayed").asBoolean()).isFalse();
+			assertThat(told.get("message").asString()).contains("a person must approve this action")
+				.contains("Do not call it again");
+			assertAnswer(waiting, "awaiting_approval", false);
+			assertThat((String) waiting.meta().get("io.idempotency/message")).contains("a person must approve this action");
+		}
+		assertThat(refunds()).isEqualTo(before);
+
+		this.approvals.approve(awaitingKey("refund_order", runId), "ops", "the customer returned the goods");
+		CallToolResult executed = this.client.callTool(refund);
+		assertThat(executed.isError()).isFalse();
+		assertAnswer(executed, "executed", false);
+		assertThat(JSON.readTree(text(executed)).asString()).isEqualTo("refunded O-1");
+		CallToolResult replayed = this.client.callTool(refund);
+		assertAnswer(replayed, "replayed", true);
+		assertThat(refunds()).as("approved once, refunded once").isEqualTo(before + 1);
+	}
+
+	@Test
+	void anMcpToolMethodWhoseLargeCallsNeedApprovalActsOnSmallOnesAndNeverOnOneRejected() {
+		String runId = "run-truck-" + System.nanoTime();
+		Map<String, Object> run = Map.of("io.idempotency/runId", runId);
+		CallToolResult small = this.client.callTool(new CallToolRequest("reserve_truck", Map.of("tonnes", 5), run));
+		assertThat(small.isError()).isFalse();
+		assertAnswer(small, "executed", false);
+		CallToolRequest large = new CallToolRequest("reserve_truck", Map.of("tonnes", 40), run);
+		CallToolResult waiting = this.client.callTool(large);
+		assertThat(waiting.isError()).isTrue();
+		assertAnswer(waiting, "awaiting_approval", false);
+		assertThat(JSON.readTree(text(waiting)).get("message").asString()).contains("a truck over 10 tonnes (40)");
+		int trucks = QuoteTools.trucks.get();
+		this.approvals.reject(awaitingKey("reserve_truck", runId), "ops", "no truck is free that week");
+		CallToolResult refused = this.client.callTool(large);
+		assertThat(refused.isError()).isTrue();
+		assertAnswer(refused, "refused_not_approved", false);
+		assertThat(JSON.readTree(text(refused)).get("message").asString()).contains("no truck is free that week");
+		assertThat(QuoteTools.trucks.get()).as("rejected: never reserved").isEqualTo(trucks);
+	}
+
+	private io.idempotency.key.IdempotencyKey awaitingKey(String tool, String runId) {
+		return this.approvals.awaiting(tool, 0, 100)
+			.stream()
+			.filter((call) -> call.entry().runId().equals(runId))
+			.findFirst()
+			.orElseThrow()
+			.entry()
+			.key();
+	}
+
+	int refunds() {
+		return this.jdbc.queryForObject("SELECT COUNT(*) FROM refunds", Integer.class);
+	}
+
 	@Test
 	void anMcpToolMethodReplaysItsStructuredResultUnchangedAndTellsTheNoticeInItsText() {
 		int before = drafts();
@@ -485,6 +552,7 @@ class McpServerRoundTripTest {
 			jdbc.execute("CREATE TABLE IF NOT EXISTS tickets (id BIGINT AUTO_INCREMENT PRIMARY KEY, subject VARCHAR(100))");
 			jdbc.execute("CREATE TABLE IF NOT EXISTS visits (id BIGINT AUTO_INCREMENT PRIMARY KEY, site VARCHAR(100))");
 			jdbc.execute("CREATE TABLE IF NOT EXISTS shipments (id BIGINT AUTO_INCREMENT PRIMARY KEY, order_id VARCHAR(100))");
+			jdbc.execute("CREATE TABLE IF NOT EXISTS refunds (id BIGINT AUTO_INCREMENT PRIMARY KEY, order_id VARCHAR(100))");
 		}
 
 		@Tool(name = "open_ticket", description = "Open a support ticket")
@@ -525,6 +593,17 @@ class McpServerRoundTripTest {
 		}
 
 		Reconciliation<String> findVisit(IdempotencyKey key) {
+			return Reconciliation.notFound();
+		}
+
+		@Tool(name = "refund_order", description = "Refund an order, once a person approves it")
+		@IdempotentTool(reconcile = "findRefund", requiresApproval = true)
+		public String refundOrder(String order) {
+			this.jdbc.update("INSERT INTO refunds (order_id) VALUES (?)", order);
+			return "refunded " + order;
+		}
+
+		Reconciliation<String> findRefund(IdempotencyKey key) {
 			return Reconciliation.notFound();
 		}
 
@@ -596,6 +675,23 @@ class McpServerRoundTripTest {
 		}
 
 		Reconciliation<String> findSlot(IdempotencyKey key) {
+			return Reconciliation.notFound();
+		}
+
+		static final java.util.concurrent.atomic.AtomicInteger trucks = new java.util.concurrent.atomic.AtomicInteger();
+
+		@McpTool(name = "reserve_truck", description = "Reserve a truck; over 10 tonnes a person approves it first")
+		@IdempotentTool(reconcile = "findTruck", approval = "truckApproval")
+		public ToolResult<String> reserveTruck(@McpToolParam(description = "the tonnes") int tonnes) {
+			return ToolResult.of("T-" + tonnes + "-" + trucks.incrementAndGet());
+		}
+
+		io.idempotency.Approval truckApproval(int tonnes) {
+			return (tonnes > 10) ? io.idempotency.Approval.required("a truck over 10 tonnes (" + tonnes + ")")
+					: io.idempotency.Approval.notRequired();
+		}
+
+		Reconciliation<String> findTruck(IdempotencyKey key) {
 			return Reconciliation.notFound();
 		}
 
