@@ -136,7 +136,7 @@ class AheadOfTimeApplicationTest {
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration({ AopAutoConfiguration.class, JacksonAutoConfiguration.class,
 			DataSourceTransactionManagerAutoConfiguration.class, IdempotencyLedgerAutoConfiguration.class,
-			IdempotentToolsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class,
+			IdempotentToolsAutoConfiguration.class, IdempotencyApprovalsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class,
 			IdempotencySpringAiAutoConfiguration.class, ToolCallingAutoConfiguration.class,
 			ChatClientAutoConfiguration.class })
 	static class QuoteApplication {

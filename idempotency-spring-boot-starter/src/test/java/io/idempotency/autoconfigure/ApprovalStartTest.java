@@ -40,7 +40,7 @@ class ApprovalStartTest {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 				IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
-				IdempotencyReconcilerAutoConfiguration.class));
+				IdempotencyApprovalsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class));
 
 	/** A payment that a person approves before it is made. */
 	public static class Payments {

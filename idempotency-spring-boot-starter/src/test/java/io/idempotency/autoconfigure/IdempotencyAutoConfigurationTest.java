@@ -74,7 +74,7 @@ class IdempotencyAutoConfigurationTest {
 				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 				IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
 				IdempotencyDisabledAutoConfiguration.class,
-				IdempotencyReconcilerAutoConfiguration.class, IdempotencyMetricsAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class,
+				IdempotencyApprovalsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class, IdempotencyMetricsAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class,
 				IdempotencySpringAiAutoConfiguration.class, IdempotencyHttpClientAutoConfiguration.class))
 		.withPropertyValues("management.endpoints.web.exposure.include=idempotency");
 
@@ -501,7 +501,7 @@ class IdempotencyAutoConfigurationTest {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, JacksonAutoConfiguration.class,
 					IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
-					IdempotencyReconcilerAutoConfiguration.class))
+					IdempotencyApprovalsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class))
 			.withBean(QuoteTool.class, () -> new QuoteTool(new JdbcTemplate(TestDatabases.dataSource(TestDatabase.H2))))
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
@@ -593,7 +593,6 @@ class IdempotencyAutoConfigurationTest {
 				.build())
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
-				.rootCause()
 				.hasMessageContaining("idempotency.enabled=false, but IdempotencyAutoConfigurationTest.RefundTool.refund, note"
 						+ " need a person's approval before they act"));
 	}

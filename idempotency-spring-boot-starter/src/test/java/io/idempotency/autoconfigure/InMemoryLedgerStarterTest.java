@@ -43,7 +43,7 @@ class InMemoryLedgerStarterTest {
 				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 				InMemoryLedgerAutoConfiguration.class, IdempotencyLedgerAutoConfiguration.class,
 				IdempotentToolsAutoConfiguration.class, IdempotencyDisabledAutoConfiguration.class,
-				IdempotencyReconcilerAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class))
+				IdempotencyApprovalsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1")
 		.withUserConfiguration(Tools.class);
 

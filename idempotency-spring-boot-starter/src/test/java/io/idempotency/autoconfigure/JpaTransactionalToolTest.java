@@ -42,7 +42,7 @@ class JpaTransactionalToolTest {
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, JacksonAutoConfiguration.class,
 				HibernateJpaAutoConfiguration.class, IdempotencyLedgerAutoConfiguration.class,
-				IdempotentToolsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class))
+				IdempotentToolsAutoConfiguration.class, IdempotencyApprovalsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class))
 		.withBean(DataSource.class, () -> new DelegatingDataSource(mariadb()))
 		.withUserConfiguration(Tools.class)
 		.withPropertyValues("idempotency.jdbc.table-name=" + TABLE, "idempotency.jdbc.initialize-schema=always",

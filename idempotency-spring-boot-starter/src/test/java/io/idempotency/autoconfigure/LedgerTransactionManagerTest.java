@@ -51,7 +51,7 @@ class LedgerTransactionManagerTest {
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, JacksonAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, IdempotencyLedgerAutoConfiguration.class,
-				IdempotentToolsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class,
+				IdempotentToolsAutoConfiguration.class, IdempotencyApprovalsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class,
 				IdempotencyHealthAutoConfiguration.class))
 		.withUserConfiguration(PrimaryAndLedgerDataSources.class)
 		.withPropertyValues("idempotency.jdbc.table-name=" + TABLE, "idempotency.jdbc.initialize-schema=always",

@@ -73,7 +73,7 @@ class PostgresqlStarterTest {
 				ObservationAutoConfiguration.class, MetricsAutoConfiguration.class,
 				CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
 				IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
-				IdempotencyReconcilerAutoConfiguration.class, IdempotencyMetricsAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class))
+				IdempotencyApprovalsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class, IdempotencyMetricsAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class))
 		.withBean(DataSource.class, () -> new DelegatingDataSource(postgres()))
 		.withBean(TicketTool.class)
 		.withPropertyValues("idempotency.jdbc.table-name=" + TABLE, "idempotency.jdbc.initialize-schema=always",

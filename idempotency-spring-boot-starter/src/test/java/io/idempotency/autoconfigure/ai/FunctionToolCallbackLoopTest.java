@@ -15,6 +15,7 @@ import io.idempotency.IdempotentFunction;
 import io.idempotency.Reconciliation;
 import io.idempotency.ai.IdempotentToolCallbacks;
 import io.idempotency.autoconfigure.IdempotencyLedgerAutoConfiguration;
+import io.idempotency.autoconfigure.IdempotencyApprovalsAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotencyReconcilerAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotentToolsAutoConfiguration;
 import io.idempotency.autoconfigure.ai.SpringAiToolLoopTest.ScriptedModel;
@@ -57,7 +58,7 @@ class FunctionToolCallbackLoopTest {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataSourceAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 				IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
-				IdempotencyReconcilerAutoConfiguration.class, IdempotencySpringAiAutoConfiguration.class,
+				IdempotencyApprovalsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class, IdempotencySpringAiAutoConfiguration.class,
 				ToolCallingAutoConfiguration.class, ChatClientAutoConfiguration.class))
 		.withPropertyValues("idempotency.reconciler.enabled=false")
 		.withUserConfiguration(Tickets.class);

@@ -16,6 +16,7 @@ import io.idempotency.Reconciliation;
 import io.idempotency.ai.IdempotentToolCallbacks;
 import io.idempotency.autoconfigure.IdempotencyContextPropagationAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotencyLedgerAutoConfiguration;
+import io.idempotency.autoconfigure.IdempotencyApprovalsAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotencyReconcilerAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotentToolsAutoConfiguration;
 import io.idempotency.key.IdempotencyKey;
@@ -76,7 +77,7 @@ public class SpringAiToolLoopTest {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataSourceAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 				IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
-				IdempotencyReconcilerAutoConfiguration.class, IdempotencySpringAiAutoConfiguration.class))
+				IdempotencyApprovalsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class, IdempotencySpringAiAutoConfiguration.class))
 		.withUserConfiguration(Tools.class);
 
 	public record Draft(long id, String sku, int quantity) {
@@ -368,7 +369,7 @@ public class SpringAiToolLoopTest {
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataSourceAutoConfiguration.class,
 					DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 					IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
-					IdempotencyReconcilerAutoConfiguration.class, IdempotencySpringAiAutoConfiguration.class,
+					IdempotencyApprovalsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class, IdempotencySpringAiAutoConfiguration.class,
 					ToolCallingAutoConfiguration.class, ChatClientAutoConfiguration.class))
 			.withUserConfiguration(DraftToolsOnly.class)
 			.withBean(ChatModel.class, () -> model)
@@ -559,7 +560,7 @@ public class SpringAiToolLoopTest {
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataSourceAutoConfiguration.class,
 					DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 					IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
-					IdempotencyReconcilerAutoConfiguration.class, IdempotencySpringAiAutoConfiguration.class,
+					IdempotencyApprovalsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class, IdempotencySpringAiAutoConfiguration.class,
 					ToolCallingAutoConfiguration.class, ChatClientAutoConfiguration.class))
 			.withUserConfiguration(DraftToolsOnly.class)
 			.withBean(ChatModel.class, () -> model);
@@ -656,7 +657,7 @@ public class SpringAiToolLoopTest {
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataSourceAutoConfiguration.class,
 					DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 					IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
-					IdempotencyReconcilerAutoConfiguration.class, IdempotencySpringAiAutoConfiguration.class))
+					IdempotencyApprovalsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class, IdempotencySpringAiAutoConfiguration.class))
 			.withUserConfiguration(DraftToolsOnly.class, DraftToolsAsCallbackBeans.class)
 			.run((context) -> {
 				ToolCallback[] callbacks = context.getBean(ToolCallbackProvider.class).getToolCallbacks();

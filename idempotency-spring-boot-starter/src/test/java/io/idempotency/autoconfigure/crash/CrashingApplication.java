@@ -20,6 +20,7 @@ import io.idempotency.IdempotentInvocation;
 import io.idempotency.IdempotentTool;
 import io.idempotency.Reconciliation;
 import io.idempotency.autoconfigure.IdempotencyLedgerAutoConfiguration;
+import io.idempotency.autoconfigure.IdempotencyApprovalsAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotencyReconcilerAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotentToolsAutoConfiguration;
 import io.idempotency.key.IdempotencyKey;
@@ -55,7 +56,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 @ImportAutoConfiguration({ DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
 		JdbcTemplateAutoConfiguration.class, AopAutoConfiguration.class,
 		JacksonAutoConfiguration.class, IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
-		IdempotencyReconcilerAutoConfiguration.class })
+		IdempotencyApprovalsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class })
 public class CrashingApplication {
 
 	static final String EFFECTS = "crash_effects";

@@ -6,6 +6,7 @@ import java.time.Duration;
 import io.idempotency.IdempotentTool;
 import io.idempotency.Reconciliation;
 import io.idempotency.autoconfigure.IdempotencyLedgerAutoConfiguration;
+import io.idempotency.autoconfigure.IdempotencyApprovalsAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotencyReconcilerAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotentToolsAutoConfiguration;
 import io.idempotency.key.IdempotencyKey;
@@ -39,7 +40,7 @@ import static org.awaitility.Awaitility.await;
 @ImportAutoConfiguration({ DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
 		JdbcTemplateAutoConfiguration.class, AopAutoConfiguration.class, JacksonAutoConfiguration.class,
 		IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
-		IdempotencyReconcilerAutoConfiguration.class })
+		IdempotencyApprovalsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class })
 public class StructuredLoggingApplication {
 
 	static final String RUN = "run-structured-logs";

@@ -11,6 +11,7 @@ import io.idempotency.IdempotencyConflictException;
 import io.idempotency.IdempotentTool;
 import io.idempotency.Reconciliation;
 import io.idempotency.autoconfigure.IdempotencyLedgerAutoConfiguration;
+import io.idempotency.autoconfigure.IdempotencyApprovalsAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotencyReconcilerAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotentToolsAutoConfiguration;
 import io.idempotency.key.IdempotencyKey;
@@ -99,7 +100,7 @@ class IdempotencyMetricsTest {
 					ObservationAutoConfiguration.class, MetricsAutoConfiguration.class,
 					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
 					IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
-					IdempotencyReconcilerAutoConfiguration.class, IdempotencyMetricsAutoConfiguration.class))
+					IdempotencyApprovalsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class, IdempotencyMetricsAutoConfiguration.class))
 			// Not the shared pool itself, which the context would close.
 			.withBean(DataSource.class, () -> new DelegatingDataSource(dataSource))
 			.withBean(Tickets.class)

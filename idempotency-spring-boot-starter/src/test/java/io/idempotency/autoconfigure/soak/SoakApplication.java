@@ -8,6 +8,7 @@ import io.idempotency.IdempotentTool;
 import io.idempotency.Reconciliation;
 import io.idempotency.ToolResult;
 import io.idempotency.autoconfigure.IdempotencyLedgerAutoConfiguration;
+import io.idempotency.autoconfigure.IdempotencyApprovalsAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotencyReconcilerAutoConfiguration;
 import io.idempotency.autoconfigure.IdempotentToolsAutoConfiguration;
 import io.idempotency.key.IdempotencyKey;
@@ -29,7 +30,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 @ImportAutoConfiguration({ DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
 		JdbcTemplateAutoConfiguration.class, AopAutoConfiguration.class, JacksonAutoConfiguration.class,
 		IdempotencyLedgerAutoConfiguration.class, IdempotentToolsAutoConfiguration.class,
-		IdempotencyReconcilerAutoConfiguration.class })
+		IdempotencyApprovalsAutoConfiguration.class, IdempotencyReconcilerAutoConfiguration.class })
 class SoakApplication {
 
 	static final String EFFECTS = "soak_effects";
