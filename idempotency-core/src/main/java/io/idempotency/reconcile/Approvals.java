@@ -221,19 +221,8 @@ public final class Approvals {
 	}
 
 	private static SettlementText.Refusal refusal(IdempotencyKey key) {
-		return new SettlementText.Refusal() {
-
-			@Override
-			public RuntimeException missing(String why) {
-				return new ApprovalRefusedException(key, Reason.MISSING_REASON, why);
-			}
-
-			@Override
-			public RuntimeException invalid(String why) {
-				return new ApprovalRefusedException(key, Reason.INVALID_REQUEST, why);
-			}
-
-		};
+		return new SettlementText.Refusal((why) -> new ApprovalRefusedException(key, Reason.MISSING_REASON, why),
+				(why) -> new ApprovalRefusedException(key, Reason.INVALID_REQUEST, why));
 	}
 
 }

@@ -1,6 +1,7 @@
 package io.idempotency.reconcile;
 
 import java.util.Locale;
+import java.util.function.Function;
 
 import io.idempotency.key.IdempotencyKey;
 import io.idempotency.ledger.JdbcLedger;
@@ -20,30 +21,17 @@ final class SettlementText {
 	private SettlementText() {
 	}
 
-	/** How a check refuses: for text that is missing, and for text the ledger does not store. */
-	interface Refusal {
-
-		RuntimeException missing(String why);
-
-		RuntimeException invalid(String why);
-
+	/**
+	 * How a check refuses: with the exception for text that is missing, and the one for text the ledger does not
+	 * store.
+	 */
+	record Refusal(Function<String, RuntimeException> missing, Function<String, RuntimeException> invalid) {
 	}
 
 	/** The refusal of a settlement. */
 	static Refusal settlement(IdempotencyKey key) {
-		return new Refusal() {
-
-			@Override
-			public RuntimeException missing(String why) {
-				return new SettlementRefusedException(key, Reason.MISSING_REASON, why);
-			}
-
-			@Override
-			public RuntimeException invalid(String why) {
-				return new SettlementRefusedException(key, Reason.INVALID_REQUEST, why);
-			}
-
-		};
+		return new Refusal((why) -> new SettlementRefusedException(key, Reason.MISSING_REASON, why),
+				(why) -> new SettlementRefusedException(key, Reason.INVALID_REQUEST, why));
 	}
 
 	static void checkOperator(IdempotencyKey key, String operator) {
@@ -60,10 +48,10 @@ final class SettlementText {
 	 */
 	static void checkOperator(String operator, String acts, Refusal refusal) {
 		if (operator == null || operator.isBlank()) {
-			throw refusal.missing("say who " + acts);
+			throw refusal.missing().apply("say who " + acts);
 		}
 		if (operator.length() > MAX_OPERATOR_LENGTH) {
-			throw refusal.invalid("the name of who " + acts + " is " + operator.length()
+			throw refusal.invalid().apply("the name of who " + acts + " is " + operator.length()
 					+ " characters long; the ledger keeps at most " + MAX_OPERATOR_LENGTH);
 		}
 		refuseUnstorable(operator, "the name of who " + acts, false, refusal);
@@ -75,10 +63,10 @@ final class SettlementText {
 	 */
 	static void checkReason(String reason, String ask, Refusal refusal) {
 		if (reason == null || reason.isBlank()) {
-			throw refusal.missing(ask);
+			throw refusal.missing().apply(ask);
 		}
 		if (reason.length() > JdbcLedger.MAX_ERROR_LENGTH) {
-			throw refusal.invalid("the reason is " + reason.length() + " characters long; the ledger keeps at most "
+			throw refusal.invalid().apply("the reason is " + reason.length() + " characters long; the ledger keeps at most "
 					+ JdbcLedger.MAX_ERROR_LENGTH);
 		}
 		refuseUnstorable(reason, "the reason", true, refusal);
@@ -93,14 +81,14 @@ final class SettlementText {
 			char c = text.charAt(i);
 			boolean allowed = !Character.isISOControl(c) || (lines && (c == '\t' || c == '\n' || c == '\r'));
 			if (!allowed) {
-				throw refusal.invalid(what + " holds the control character " + codePoint(c) + " at position " + (i + 1)
+				throw refusal.invalid().apply(what + " holds the control character " + codePoint(c) + " at position " + (i + 1)
 						+ ", which the ledger does not store: write it without");
 			}
 			if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
 				i++;
 			}
 			else if (Character.isSurrogate(c)) {
-				throw refusal.invalid(what + " holds " + codePoint(c) + " at position " + (i + 1)
+				throw refusal.invalid().apply(what + " holds " + codePoint(c) + " at position " + (i + 1)
 						+ ", half of a character, which the ledger does not store");
 			}
 		}

@@ -11,6 +11,7 @@ import java.util.function.Supplier;
 import io.idempotency.IdempotentCalls;
 import io.idempotency.IdempotentFunction;
 import io.idempotency.IdempotentTool;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -28,7 +29,7 @@ import org.springframework.util.ReflectionUtils;
  * {@link IdempotentCalls} still starts. Nothing derives a key: a tool body finds no
  * {@link io.idempotency.IdempotentInvocation} ({@code find()} is empty), since nothing deduplicates the call
  * and no reconciler asks about it later. A tool or function that needs a person's approval would act without
- * one: the application does not start with one, and such a function registered later is refused.
+ * one: the application does not start with one declared as a bean, and a call of one made otherwise is refused.
  */
 @AutoConfiguration
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", havingValue = false)
@@ -83,36 +84,57 @@ public class IdempotencyDisabledAutoConfiguration {
 	/** Runs each body: nothing is claimed, recorded or checked. */
 	static final class UndeduplicatedCalls implements IdempotentCalls {
 
+		private static final JsonMapper ARGUMENTS = new JsonMapper();
+
 		@Override
 		public <T> T call(IdempotentFunction<T> function, Map<String, ?> arguments, Supplier<? extends T> body) {
-			return checked(function, body).get();
+			return checked(function, arguments, body).get();
 		}
 
 		@Override
 		public <T> T call(IdempotentFunction<T> function, String argumentsJson, Supplier<? extends T> body) {
-			return checked(function, body).get();
+			return checked(function, json(argumentsJson), body).get();
 		}
 
 		@Override
 		public <T> T call(IdempotentFunction<T> function, String argumentsJson, Map<String, ?> toolContext,
 				Supplier<? extends T> body) {
-			return checked(function, body).get();
+			return checked(function, json(argumentsJson), body).get();
 		}
 
 		@Override
 		public <T> CompletionStage<T> callAsync(IdempotentFunction<T> function, Map<String, ?> arguments,
 				Supplier<? extends CompletionStage<? extends T>> body, Executor recording) {
-			return checked(function, body).get().thenApply(Function.<T>identity());
+			return checked(function, arguments, body).get().thenApply(Function.<T>identity());
+		}
+
+		@SuppressWarnings("unchecked")
+		private static Map<String, Object> json(String arguments) {
+			return (arguments != null) ? ARGUMENTS.readValue(arguments, Map.class) : Map.of();
 		}
 
 		@Override
 		public void register(IdempotentFunction<?> function) {
-			checked(function, null);
 		}
 
-		/** The body of a function that needs no approval; one that does is refused, and nothing runs. */
-		private static <B> B checked(IdempotentFunction<?> function, B body) {
-			if (needsApproval(function)) {
+		/**
+		 * The body of a call that needs no approval (its function needs none, or its approval rule says this call
+		 * does not); a call that does is refused, and nothing runs.
+		 */
+		private static <B> B checked(IdempotentFunction<?> function, Map<String, ?> arguments, B body) {
+			boolean needed = function.requiresApproval();
+			if (!needed && function.approvalRule() != null) {
+				try {
+					needed = function.approvalRule().ask(new java.util.LinkedHashMap<>(arguments)).required();
+				}
+				catch (RuntimeException ex) {
+					throw ex;
+				}
+				catch (Exception ex) {
+					throw new IllegalStateException("The approval rule of function '" + function.name() + "' failed", ex);
+				}
+			}
+			if (needed) {
 				throw new IllegalStateException(switchedOff("function '" + function.name() + "'"));
 			}
 			return body;
