@@ -47,7 +47,7 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 
 	private final Redaction redaction;
 
-	private final Map<IdempotencyKey, Row> rows = new LinkedHashMap<>();
+	private final Map<IdempotencyKey, InMemoryRow> rows = new LinkedHashMap<>();
 
 	private final Map<IdempotencyKey, Integer> replays = new LinkedHashMap<>();
 
@@ -126,10 +126,10 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 
 	@Override
 	public synchronized Claim claim(ClaimRequest request) {
-		Row existing = this.rows.get(request.key());
+		InMemoryRow existing = this.rows.get(request.key());
 		if (existing == null) {
 			String arguments = this.redaction.redact(request.arguments(), request.sensitiveNames());
-			Row row = new Row(this.nextId++, request, arguments, this.now);
+			InMemoryRow row = new InMemoryRow(this.nextId++, request, arguments, this.now);
 			this.rows.put(request.key(), row);
 			if (request.needsApproval()) {
 				row.status = LedgerStatus.AWAITING_APPROVAL;
@@ -182,7 +182,7 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 
 	private synchronized boolean record(Claim.Won claim, LedgerStatus outcome, String resultJson, String error) {
 		Objects.requireNonNull(claim, "claim");
-		Row row = this.rows.get(claim.key());
+		InMemoryRow row = this.rows.get(claim.key());
 		boolean holdsClaim = this.inFlight.remove(claim.rowId());
 		// The row its claim won, and no later one of the same key (the first forgotten while its call ran).
 		if (row == null || row.id != claim.rowId()) {
@@ -216,7 +216,7 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 			.filter((row) -> tools.contains(row.tool) && row.status.isUnsettled())
 			.filter((row) -> row.startedAt.isBefore(this.now.minus(olderThan)))
 			.filter((row) -> row.reconcileAfter == null || row.reconcileAfter.isBefore(this.now))
-			.sorted(Comparator.comparing((Row row) -> row.startedAt))
+			.sorted(Comparator.comparing((InMemoryRow row) -> row.startedAt))
 			.limit(limit)
 			.forEach((row) -> {
 				row.owner = UUID.randomUUID().toString();
@@ -238,7 +238,7 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 	}
 
 	private boolean resolve(LedgerEntry leased, LedgerStatus outcome, String resultJson, String error) {
-		Row row = leasedRow(leased);
+		InMemoryRow row = leasedRow(leased);
 		if (row == null) {
 			return false;
 		}
@@ -250,7 +250,7 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 
 	@Override
 	public synchronized boolean postpone(LedgerEntry leased, Duration retryAfter) {
-		Row row = leasedRow(leased);
+		InMemoryRow row = leasedRow(leased);
 		if (row == null) {
 			return false;
 		}
@@ -260,18 +260,18 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 	}
 
 	/** The row of a lease that still holds it, and is unsettled; {@code null} otherwise. */
-	private Row leasedRow(LedgerEntry leased) {
-		Row row = this.rows.get(leased.key());
+	private InMemoryRow leasedRow(LedgerEntry leased) {
+		InMemoryRow row = this.rows.get(leased.key());
 		boolean holds = row != null && row.status.isUnsettled() && row.owner != null
 				&& row.owner.equals(leased.reconcileOwner());
 		return holds ? row : null;
 	}
 
-	private LedgerEntry entry(Row row) {
+	private LedgerEntry entry(InMemoryRow row) {
 		return row.entry(this.replays.getOrDefault(row.request.key(), 0));
 	}
 
-	private ApprovalRequest request(Row row) {
+	private ApprovalRequest request(InMemoryRow row) {
 		Duration age = Duration.between(row.startedAt, this.now);
 		return new ApprovalRequest(entry(row), row.request.approvalReason(), age, row.decidedBy, row.decidedAt,
 				row.decisionReason);
@@ -290,7 +290,7 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 					.stream()
 					.filter((row) -> row.status == LedgerStatus.AWAITING_APPROVAL && row.id > afterId)
 					.filter((row) -> tool == null || tool.equals(row.tool))
-					.sorted(Comparator.comparingLong((Row row) -> row.id))
+					.sorted(Comparator.comparingLong((InMemoryRow row) -> row.id))
 					.limit(limit)
 					.map(InMemoryLedger.this::request)
 					.toList();
@@ -307,7 +307,7 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 		@Override
 		public boolean decide(IdempotencyKey key, boolean approved, String decidedBy, String reason) {
 			synchronized (InMemoryLedger.this) {
-				Row row = InMemoryLedger.this.rows.get(key);
+				InMemoryRow row = InMemoryLedger.this.rows.get(key);
 				if (row == null || row.status != LedgerStatus.AWAITING_APPROVAL) {
 					return false;
 				}
@@ -331,7 +331,7 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 				InMemoryLedger.this.rows.values()
 					.stream()
 					.filter((row) -> row.status == LedgerStatus.AWAITING_APPROVAL && row.startedAt.isBefore(before))
-					.sorted(Comparator.comparing((Row row) -> row.startedAt))
+					.sorted(Comparator.comparing((InMemoryRow row) -> row.startedAt))
 					.limit(limit)
 					.toList()
 					.forEach((row) -> {
@@ -357,76 +357,6 @@ public final class InMemoryLedger implements CallLedger, ReconcileQueue {
 			synchronized (InMemoryLedger.this) {
 				return InMemoryLedger.this.approvalsRequested;
 			}
-		}
-
-	}
-
-	private static final class Row {
-
-		final long id;
-
-		final ClaimRequest request;
-
-		final String userId;
-
-		final String tool;
-
-		final String arguments;
-
-		final Instant startedAt;
-
-		LedgerStatus status = LedgerStatus.ATTEMPTING;
-
-		String result;
-
-		String error;
-
-		Instant finishedAt;
-
-		int attempts;
-
-		String owner;
-
-		Instant reconcileAfter;
-
-		String decidedBy;
-
-		Instant decidedAt;
-
-		String decisionReason;
-
-		Row(long id, ClaimRequest request, String arguments, Instant startedAt) {
-			this.id = id;
-			this.request = request;
-			this.userId = request.userId();
-			this.tool = request.tool();
-			this.arguments = arguments;
-			this.startedAt = startedAt;
-		}
-
-		void settle(LedgerStatus outcome, String resultJson, String error, Instant at) {
-			this.status = outcome;
-			this.result = resultJson;
-			this.error = truncated(error);
-			this.finishedAt = at;
-		}
-
-		void decide(LedgerStatus decision, String by, String reason, Instant at) {
-			this.status = decision;
-			this.decidedBy = by;
-			this.decisionReason = truncated(reason);
-			this.decidedAt = at;
-		}
-
-		private static String truncated(String text) {
-			return (text == null || text.length() <= JdbcLedger.MAX_ERROR_LENGTH) ? text
-					: text.substring(0, JdbcLedger.MAX_ERROR_LENGTH);
-		}
-
-		LedgerEntry entry(int replays) {
-			return new LedgerEntry(this.id, this.request.key(), this.request.runId(), this.userId, this.tool,
-					this.arguments, this.status, this.result, this.error, this.startedAt, this.finishedAt, replays,
-					this.attempts, this.owner);
 		}
 
 	}
