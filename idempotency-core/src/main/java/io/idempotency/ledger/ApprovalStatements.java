@@ -67,9 +67,11 @@ final class ApprovalStatements implements ApprovalQueue {
 		this.recordColumns = LedgerStatements.COLUMNS + ", approval_reason, decided_by, decided_at, decision_reason, "
 				+ now;
 		String waiting = this.dialect.awaitingApproval();
-		this.awaiting = "SELECT " + this.recordColumns + " FROM " + table + " WHERE " + waiting + " AND id > ?";
-		this.findRecord = "SELECT " + this.recordColumns + " FROM " + table + " WHERE idempotency_key = ?";
-		this.findRecordById = "SELECT " + this.recordColumns + " FROM " + table + " WHERE id = ?";
+		// Reads of decisions and claims other instances made, after the cluster's earlier commits on Galera.
+		String read = db.sql().readPrefix();
+		this.awaiting = read + "SELECT " + this.recordColumns + " FROM " + table + " WHERE " + waiting + " AND id > ?";
+		this.findRecord = read + "SELECT " + this.recordColumns + " FROM " + table + " WHERE idempotency_key = ?";
+		this.findRecordById = read + "SELECT " + this.recordColumns + " FROM " + table + " WHERE id = ?";
 		String decided = ", decided_by = ?, decided_at = " + now + ", decision_reason = ?";
 		this.approve = "UPDATE " + table + " SET status = 'approved'" + decided
 				+ " WHERE idempotency_key = ? AND status = 'awaiting'";

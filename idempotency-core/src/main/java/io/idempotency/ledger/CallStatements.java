@@ -81,11 +81,10 @@ final class CallStatements {
 	 * What a claim that inserted its row won: the call to execute, or, for a call that needs approval, a row that
 	 * waits for a person's approval, and nothing to execute.
 	 */
-	private Claim won(ClaimRequest request, long rowId, String storedArguments) {
+	private static Claim won(ClaimRequest request, long rowId, String storedArguments) {
 		if (!request.needsApproval()) {
 			return new Claim.Won(request.key(), rowId);
 		}
-		this.approvalsRequested.incrementAndGet();
 		LedgerEntry waiting = new LedgerEntry(rowId, request.key(), request.runId(), request.userId(), request.tool(),
 				storedArguments, LedgerStatus.AWAITING_APPROVAL, null, null, null, null, 0, 0, null);
 		return new Claim.AwaitingApproval(waiting, request.approvalReason(), true);
@@ -276,6 +275,14 @@ final class CallStatements {
 			.addKeyValue("idempotency.status", outcome.columnValue())
 			.log("Late completion of key {}: the call ended {}, but its ledger row {}; the row is left as it is", key,
 					outcome.columnValue(), found);
+	}
+
+	/** Counts a claim that made a row waiting for approval, once it is committed (or in the caller's transaction). */
+	Claim countedRequest(Claim claim) {
+		if (claim instanceof Claim.AwaitingApproval awaiting && awaiting.first()) {
+			this.approvalsRequested.incrementAndGet();
+		}
+		return claim;
 	}
 
 	long approvalsRequested() {

@@ -40,7 +40,7 @@ final class CallersTransactionLedger implements CallLedger {
 		}
 		// A row read here may be this transaction's own, and may yet roll back: none is kept.
 		String storedArguments = this.redaction.redact(request.arguments(), request.sensitiveNames());
-		return this.replays.counted(this.statements.claimOnce(request, storedArguments));
+		return this.replays.counted(this.statements.countedRequest(this.statements.claimOnce(request, storedArguments)));
 	}
 
 	@Override

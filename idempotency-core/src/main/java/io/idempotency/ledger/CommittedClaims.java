@@ -55,7 +55,7 @@ final class CommittedClaims {
 			return this.replays.counted(this.statements.answerFrom(kept, request));
 		}
 		String storedArguments = this.redaction.redact(request.arguments(), request.sensitiveNames());
-		Claim claim = claimCommitted(request, storedArguments);
+		Claim claim = this.statements.countedRequest(claimCommitted(request, storedArguments));
 		if (claim instanceof Claim.Won won) {
 			// Claimed and committed: until its outcome is recorded, this instance beats for it.
 			this.inFlight.claimed(won, request, storedArguments);
@@ -81,8 +81,8 @@ final class CommittedClaims {
 	 * The claim, committed on the ledger's own connection; a claim that loses a deadlock or a lock wait
 	 * (MariaDB's and MySQL's unique-index locks, under concurrent inserts, outcomes, transactional tools and
 	 * retention's deletes) was rolled back whole by the database. It may have lost on a row that is already
-	 * there and committed: a plain read, which takes no lock and so cannot lose again, answers from that row.
-	 * Where there is none, the claim is made again, a few times, each after a short random pause that lets the
+	 * there and committed: a plain read, which takes no lock, answers from that row (one a person approved is
+	 * taken by a conditional write, which may wait on a lock again, and loses nothing by it). Where there is none, the claim is made again, a few times, each after a short random pause that lets the
 	 * transaction it lost to finish: made again at once, it lost to the same one again.
 	 */
 	private Claim claimCommitted(ClaimRequest request, String storedArguments) {

@@ -150,6 +150,14 @@ final class LedgerStatements {
 		this.countAwaitingHuman = "SELECT COUNT(*) FROM " + table + " WHERE " + unsettled + " AND reconcile_attempts >= ?";
 	}
 
+	/**
+	 * What a read of other instances' writes starts with: nothing, except on Galera, where it waits for the
+	 * cluster's earlier commits.
+	 */
+	String readPrefix() {
+		return this.readPrefix;
+	}
+
 	/** Counts the unsettled rows claimed longer ago than the first parameter, of that many tools that follow. */
 	String countUnsettledOf(int tools) {
 		return "SELECT COUNT(*) FROM " + this.table + " WHERE " + this.dialect.unsettled() + " AND "
