@@ -3,12 +3,10 @@ package io.idempotency.sample;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
 import io.idempotency.Answer;
 import io.idempotency.key.IdempotencyKey;
@@ -16,7 +14,6 @@ import io.idempotency.ledger.ApprovalRequest;
 import io.idempotency.ledger.CallRecord;
 import io.idempotency.reconcile.ApprovalRefusedException;
 import io.idempotency.reconcile.Approvals;
-import io.idempotency.reconcile.CallFilter;
 import io.idempotency.reconcile.Reconciler;
 import io.idempotency.reconcile.SettlementRefusedException;
 import io.idempotency.reconcile.Settlements;
@@ -76,11 +73,9 @@ public class Demo {
 
 	private final ResumableRuns resumable;
 
-	private final Clock clock;
+	private final Narration story = new Narration();
 
-	private PrintStream out = System.out;
-
-	private int failed;
+	private final LedgerWaits waits;
 
 	Demo(Agent agent, TicketTools ticketTools, TicketSystem tickets, QuoteDelivery delivery, QuoteTools quotes,
 			LedgerView ledger, ObjectProvider<Reconciler> reconciler, Warehouse warehouse, ReservationTools reservations,
@@ -99,19 +94,19 @@ public class Demo {
 		this.reservations = reservations;
 		this.settlements = settlements;
 		this.environment = environment;
-		this.clock = clock;
+		this.waits = new LedgerWaits(ledger, clock);
 	}
 
 	/** Where the scenarios narrate what happens. */
 	public synchronized Demo narrateTo(PrintStream out) {
-		this.out = out;
+		this.story.to(out);
 		return this;
 	}
 
 	/** Plays every scenario, narrating to {@code out}; returns the number of expectations that failed. */
 	public synchronized int play(PrintStream out) {
-		this.out = out;
-		this.failed = 0;
+		this.story.to(out);
+		this.story.reset();
 		out.println("Idempotent tool calls: the scenarios, played against this application's own services.");
 		networkRetry();
 		codeRetry();
@@ -125,13 +120,14 @@ public class Demo {
 		approvedAndResumed();
 		rejectedAndResumed();
 		out.println();
-		out.println((this.failed == 0) ? "Every expectation held." : this.failed + " expectation(s) failed.");
-		return this.failed;
+		int failed = this.story.failed();
+		out.println((failed == 0) ? "Every expectation held." : failed + " expectation(s) failed.");
+		return failed;
 	}
 
 	/** A client resends the same request after a network failure, with the same Idempotency-Key. */
 	public boolean networkRetry() {
-		title("1. The network retry: the same HTTP request twice, with the same Idempotency-Key");
+		this.story.title("1. The network retry: the same HTTP request twice, with the same Idempotency-Key");
 		String key = "req-" + UUID.randomUUID();
 		RestClient http = RestClient.create("http://localhost:" + this.environment.getProperty("local.server.port"));
 		int before = this.tickets.tickets().size();
@@ -143,31 +139,31 @@ public class Demo {
 				.retrieve()
 				.body(Map.class);
 			Map<?, ?> transcript = (Map<?, ?>) run.get("transcript");
-			say("request " + attempt + " (run " + transcript.get("runId") + "): " + outcomes(transcript));
+			this.story.say("request " + attempt + " (run " + transcript.get("runId") + "): " + outcomes(transcript));
 		}
-		return expect("one ticket for the two requests", this.tickets.tickets().size() - before, 1);
+		return this.story.expect("one ticket for the two requests", this.tickets.tickets().size() - before, 1);
 	}
 
 	/** The application's own code calls the tool again within the run, after a failure it took for transient. */
 	public boolean codeRetry() {
-		title("2. The code retry: the application calls open_ticket again within the run");
+		this.story.title("2. The code retry: the application calls open_ticket again within the run");
 		int before = this.tickets.tickets().size();
 		Run run = new Run("code-retry-" + UUID.randomUUID(), Agent.USER);
 		List<TicketSystem.Ticket> opened = RunContext.supply(run,
 				() -> List.of(this.ticketTools.openTicket(ACCOUNT, "loose fitting", null),
 						this.ticketTools.openTicket(ACCOUNT, " loose fitting", null)));
-		say("first call: " + opened.get(0).id() + ", second call: " + opened.get(1).id());
-		return expect("one ticket for the two calls", this.tickets.tickets().size() - before, 1)
-				& expect("the retry answered with the same ticket", opened.get(1).id().equals(opened.get(0).id()));
+		this.story.say("first call: " + opened.get(0).id() + ", second call: " + opened.get(1).id());
+		return this.story.expect("one ticket for the two calls", this.tickets.tickets().size() - before, 1)
+				& this.story.expect("the retry answered with the same ticket", opened.get(1).id().equals(opened.get(0).id()));
 	}
 
 	/** The model calls draft_quote again with its arguments reordered and re-spaced: one quote, the model told. */
 	public long modelRepeatsACallReordered() {
-		title("3. The model calls draft_quote twice, the second time with its arguments reordered and re-spaced");
+		this.story.title("3. The model calls draft_quote twice, the second time with its arguments reordered and re-spaced");
 		int before = this.quotes.quotes().size();
 		RunTranscript run = ask("quote 200 of SKU-4411 for Henderson Industrial");
-		expect("one quote", this.quotes.quotes().size() - before, 1);
-		expect("the model was told the second call was a replay", outcomesOf(run, "draft_quote"),
+		this.story.expect("one quote", this.quotes.quotes().size() - before, 1);
+		this.story.expect("the model was told the second call was a replay", outcomesOf(run, "draft_quote"),
 				List.of(Answer.EXECUTED.kind(), Answer.REPLAYED.kind()));
 		List<QuoteTools.Quote> all = this.quotes.quotes();
 		return all.isEmpty() ? 1 : all.get(all.size() - 1).id();
@@ -175,11 +171,11 @@ public class Demo {
 
 	/** The same request on two days is two runs, and two tickets: a new intent, not a duplicate. */
 	public boolean mondayAndTuesday() {
-		title("4. Monday's and Tuesday's tickets: the same request in two runs");
+		this.story.title("4. Monday's and Tuesday's tickets: the same request in two runs");
 		int before = this.tickets.tickets().size();
 		ask("open a ticket for the seal failure");
 		ask("open a ticket for the seal failure");
-		return expect("two tickets, one per run", this.tickets.tickets().size() - before, 2);
+		return this.story.expect("two tickets, one per run", this.tickets.tickets().size() - before, 2);
 	}
 
 	/**
@@ -187,11 +183,11 @@ public class Demo {
 	 * not, and neither is its later repeat that rephrases the description.
 	 */
 	public boolean twoTicketsInOneRun() {
-		title("5. Two different tickets in one run");
+		this.story.title("5. Two different tickets in one run");
 		int before = this.tickets.tickets().size();
 		RunTranscript run = ask("open a ticket for the seal failure and one for the pump noise");
-		return expect("two tickets", this.tickets.tickets().size() - before, 2)
-				& expect("the model's twin of the first was a replay, and its rephrased repeat was told the new"
+		return this.story.expect("two tickets", this.tickets.tickets().size() - before, 2)
+				& this.story.expect("the model's twin of the first was a replay, and its rephrased repeat was told the new"
 						+ " description was not applied", outcomesOf(run, "open_ticket"),
 						List.of(Answer.EXECUTED.kind(), Answer.EXECUTED.kind(), Answer.REPLAYED.kind(),
 								Answer.REPLAYED_DIFFERENT_DETAILS.kind()));
@@ -199,47 +195,47 @@ public class Demo {
 
 	/** The ticket system opens the ticket, then answers too late: unknown, not retried, reconciled. */
 	public boolean timeoutAfterTheEffect() {
-		title("6. A timeout after the effect: the ticket is opened, the answer is lost");
+		this.story.title("6. A timeout after the effect: the ticket is opened, the answer is lost");
 		int before = this.tickets.tickets().size();
 		this.tickets.arm(Fault.TIMEOUT_AFTER_EFFECT);
 		RunTranscript run = ask("open a ticket for the valve leak");
-		boolean held = expect("one ticket, not retried within the run", this.tickets.tickets().size() - before, 1)
-				& expect("the model read the timeout, then 'in progress' for its twin and its repeat",
+		boolean held = this.story.expect("one ticket, not retried within the run", this.tickets.tickets().size() - before, 1)
+				& this.story.expect("the model read the timeout, then 'in progress' for its twin and its repeat",
 						outcomesOf(run, "open_ticket"),
 						List.of("error", Answer.IN_PROGRESS.kind(), Answer.IN_PROGRESS.kind()));
 		Reconciler reconciler = this.reconciler.getIfAvailable();
 		if (reconciler == null) {
-			return expect("the reconciler resolves the call", false);
+			return this.story.expect("the reconciler resolves the call", false);
 		}
-		say("the reconciler asks the ticket system for the call's reference, once the call is stale");
-		Optional<LedgerView.Row> row = awaitRow(run.getRunId(), "open_ticket", reconciler, Duration.ofSeconds(60));
-		return held & expect("the reconciler found the ticket: the call is settled as succeeded",
+		this.story.say("the reconciler asks the ticket system for the call's reference, once the call is stale");
+		Optional<LedgerView.Row> row = this.waits.awaitRow(run.getRunId(), "open_ticket", reconciler, Duration.ofSeconds(60));
+		return held & this.story.expect("the reconciler found the ticket: the call is settled as succeeded",
 				row.map((settled) -> settled.status() + (settled.reconciled() ? ", reconciled" : "")).orElse("unsettled"),
 				"succeeded, reconciled");
 	}
 
 	/** The quote delivery API fails before sending: the call failed, and a repeat in the run is not retried. */
 	public boolean failureBeforeTheEffect(long quoteId) {
-		title("7. A failure before the effect: quote delivery refuses one request (429 Too Many Requests)");
+		this.story.title("7. A failure before the effect: quote delivery refuses one request (429 Too Many Requests)");
 		int before = this.delivery.sends().size();
 		this.delivery.arm(Fault.FAIL_BEFORE_EFFECT);
 		RunTranscript run = ask("send quote " + quoteId);
-		boolean held = expect("nothing sent", this.delivery.sends().size() - before, 0)
-				& expect("the model was told the repeat failed before, not retried", outcomesOf(run, "send_quote"),
+		boolean held = this.story.expect("nothing sent", this.delivery.sends().size() - before, 0)
+				& this.story.expect("the model was told the repeat failed before, not retried", outcomesOf(run, "send_quote"),
 						List.of("error", Answer.PREVIOUS_ATTEMPT_FAILED.kind()));
-		say("the user asks again: a new run");
+		this.story.say("the user asks again: a new run");
 		RunTranscript again = ask("send quote " + quoteId);
-		return held & expect("one quote sent", this.delivery.sends().size() - before, 1)
-				& expect("the model's repeat was a replay", outcomesOf(again, "send_quote"),
+		return held & this.story.expect("one quote sent", this.delivery.sends().size() - before, 1)
+				& this.story.expect("the model's repeat was a replay", outcomesOf(again, "send_quote"),
 						List.of(Answer.EXECUTED.kind(), Answer.REPLAYED.kind()));
 	}
 
 	/** Replays happen: a rate of zero would mean the keys are unstable. */
 	public boolean replayRate() {
-		title("8. The replay rate");
+		this.story.title("8. The replay rate");
 		LedgerView.Replays replays = this.ledger.replays();
-		say(replays.executions() + " executions, " + replays.replays() + " replays");
-		return expect("the replay rate is above zero", replays.replays() > 0);
+		this.story.say(replays.executions() + " executions, " + replays.replays() + " replays");
+		return this.story.expect("the replay rate is above zero", replays.replays() > 0);
 	}
 
 	/**
@@ -248,43 +244,43 @@ public class Demo {
 	 * warehouse and settles it.
 	 */
 	public boolean settledByHand() {
-		title("9. A call only a person can settle: the warehouse times out after reserving, and its search lags");
+		this.story.title("9. A call only a person can settle: the warehouse times out after reserving, and its search lags");
 		int before = this.warehouse.reservations().size();
 		this.warehouse.arm(Fault.TIMEOUT_AFTER_EFFECT);
 		RunTranscript run = ask("reserve 50 of SKU-4411 for " + ACCOUNT);
-		boolean held = expect("one reservation, not retried within the run", this.warehouse.reservations().size() - before, 1)
-				& expect("the model read the timeout, then 'in progress' for its repeat", outcomesOf(run, "reserve_stock"),
+		boolean held = this.story.expect("one reservation, not retried within the run", this.warehouse.reservations().size() - before, 1)
+				& this.story.expect("the model read the timeout, then 'in progress' for its repeat", outcomesOf(run, "reserve_stock"),
 						List.of("error", Answer.IN_PROGRESS.kind()));
 		Reconciler reconciler = this.reconciler.getIfAvailable();
 		Settlements settlements = this.settlements.getIfAvailable();
 		if (reconciler == null || settlements == null) {
-			return expect("the reconciler hands the call to a human", false);
+			return this.story.expect("the reconciler hands the call to a human", false);
 		}
-		say("the reconciler asks the warehouse's search, which cannot tell yet; after "
+		this.story.say("the reconciler asks the warehouse's search, which cannot tell yet; after "
 				+ reconciler.settings().maxAttempts() + " attempts it hands the call to a human");
-		Optional<CallRecord> waiting = awaitHuman(run.getRunId(), reconciler, settlements, Duration.ofSeconds(90));
-		if (!expect("the call waits for a human", waiting.isPresent())) {
+		Optional<CallRecord> waiting = this.waits.awaitHuman(run.getRunId(), reconciler, settlements, Duration.ofSeconds(90));
+		if (!this.story.expect("the call waits for a human", waiting.isPresent())) {
 			return false;
 		}
 		IdempotencyKey key = waiting.get().entry().key();
 		List<Warehouse.Reservation> found = this.warehouse.withReference(key.externalReference("whs"));
-		if (!expect("the warehouse has the call's reservation", found.size(), 1)) {
+		if (!this.story.expect("the warehouse has the call's reservation", found.size(), 1)) {
 			return false;
 		}
 		Warehouse.Reservation reservation = found.get(0);
-		say("an operator finds " + reservation.id() + " in the warehouse and settles the call as succeeded");
+		this.story.say("an operator finds " + reservation.id() + " in the warehouse and settles the call as succeeded");
 		try {
 			settlements.settleSucceeded(key, new JsonMapper().writeValueAsString(reservation), "demo-operator",
 					reservation.id() + " is in the warehouse");
 		}
 		catch (SettlementRefusedException ex) {
-			return expect("the settlement is accepted: " + ex.getMessage(), false);
+			return this.story.expect("the settlement is accepted: " + ex.getMessage(), false);
 		}
 		Warehouse.Reservation repeated = RunContext.supply(new Run(run.getRunId(), Agent.USER),
 				() -> this.reservations.reserveStock(ACCOUNT, "SKU-4411", 50));
-		say("the call repeated in its run: " + repeated);
-		return held & expect("a repeat of the call reads the settled reservation", repeated, reservation)
-				& expect("still one reservation", this.warehouse.reservations().size() - before, 1);
+		this.story.say("the call repeated in its run: " + repeated);
+		return held & this.story.expect("a repeat of the call reads the settled reservation", repeated, reservation)
+				& this.story.expect("still one reservation", this.warehouse.reservations().size() - before, 1);
 	}
 
 	/**
@@ -292,37 +288,37 @@ public class Demo {
 	 * tells the user; a person approves it; the run, resumed, sends it once.
 	 */
 	public boolean approvedAndResumed() {
-		title("10. A quote over 10,000 waits for a person's approval: approved, the run resumed, sent once");
-		return played(() -> decidedAndResumed(true));
+		this.story.title("10. A quote over 10,000 waits for a person's approval: approved, the run resumed, sent once");
+		return this.story.played(() -> decidedAndResumed(true));
 	}
 
 	/** The same, rejected: the run, resumed, is told the person's reason, and nothing is sent. */
 	public boolean rejectedAndResumed() {
-		title("11. A quote over 10,000 waits for a person's approval: rejected, the run resumed, nothing sent");
-		return played(() -> decidedAndResumed(false));
+		this.story.title("11. A quote over 10,000 waits for a person's approval: rejected, the run resumed, nothing sent");
+		return this.story.played(() -> decidedAndResumed(false));
 	}
 
 	private boolean decidedAndResumed(boolean approve) {
 		Approvals approvals = this.approvals.getIfAvailable();
 		if (approvals == null) {
-			return expect("a person can approve the call", false);
+			return this.story.expect("a person can approve the call", false);
 		}
 		int before = this.delivery.sends().size();
 		RunTranscript run = ask("quote 1000 of SKU-4411 for " + ACCOUNT + " and send it");
-		boolean held = expect("the model was told send_quote awaits approval", outcomesOf(run, "send_quote"),
+		boolean held = this.story.expect("the model was told send_quote awaits approval", outcomesOf(run, "send_quote"),
 				List.of(Answer.AWAITING_APPROVAL.kind()))
-				& expect("the model told the user it awaits approval", run.getAnswer().startsWith("Waiting for approval"))
-				& expect("nothing sent", this.delivery.sends().size() - before, 0);
+				& this.story.expect("the model told the user it awaits approval", run.getAnswer().startsWith("Waiting for approval"))
+				& this.story.expect("nothing sent", this.delivery.sends().size() - before, 0);
 		Optional<ApprovalRequest> waiting = approvals.awaiting("send_quote", 0, 100)
 			.stream()
 			.filter((request) -> run.getRunId().equals(request.entry().runId()))
 			.findFirst();
-		if (!expect("the call waits for a person's approval", waiting.isPresent())) {
+		if (!this.story.expect("the call waits for a person's approval", waiting.isPresent())) {
 			return false;
 		}
 		IdempotencyKey key = waiting.get().entry().key();
 		String reason = approve ? "the account's volume agreement covers it" : "a discount this size needs the sales director";
-		say("it waits because " + waiting.get().reason() + "; a person " + (approve ? "approves" : "rejects") + " it: " + reason);
+		this.story.say("it waits because " + waiting.get().reason() + "; a person " + (approve ? "approves" : "rejects") + " it: " + reason);
 		try {
 			if (approve) {
 				approvals.approve(key, "demo-approver", reason);
@@ -332,84 +328,28 @@ public class Demo {
 			}
 		}
 		catch (ApprovalRefusedException ex) {
-			return expect("the decision is accepted: " + ex.getMessage(), false);
+			return this.story.expect("the decision is accepted: " + ex.getMessage(), false);
 		}
-		held &= expect("the decision's event left the run to resume, for its user",
+		held &= this.story.expect("the decision's event left the run to resume, for its user",
 				this.resumable.find(run.getRunId()).map(ResumableRuns.Resumable::userId).orElse(null), Agent.USER);
-		say("the run is resumed: the agent carries on");
+		this.story.say("the run is resumed: the agent carries on");
 		RunTranscript resumed = this.resumable.resume(run.getRunId());
-		narrate(resumed);
+		this.story.narrate(resumed);
 		if (approve) {
-			return held & expect("the model's call again, approved, was executed", outcomesOf(resumed, "send_quote"),
+			return held & this.story.expect("the model's call again, approved, was executed", outcomesOf(resumed, "send_quote"),
 					List.of(Answer.EXECUTED.kind()))
-					& expect("one quote sent", this.delivery.sends().size() - before, 1)
-					& expect("the model told the user it was sent", resumed.getAnswer().contains("sent to the customer"));
+					& this.story.expect("one quote sent", this.delivery.sends().size() - before, 1)
+					& this.story.expect("the model told the user it was sent", resumed.getAnswer().contains("sent to the customer"));
 		}
-		return held & expect("the model's call again was refused, not approved", outcomesOf(resumed, "send_quote"),
+		return held & this.story.expect("the model's call again was refused, not approved", outcomesOf(resumed, "send_quote"),
 				List.of(Answer.REFUSED_NOT_APPROVED.kind()))
-				& expect("nothing sent", this.delivery.sends().size() - before, 0)
-				& expect("the model told the user the person's reason", resumed.getAnswer().contains(reason));
+				& this.story.expect("nothing sent", this.delivery.sends().size() - before, 0)
+				& this.story.expect("the model told the user the person's reason", resumed.getAnswer().contains(reason));
 	}
 
 	private RunTranscript ask(String message) {
-		say("user: " + message);
-		return narrate(this.agent.ask(message));
-	}
-
-	private RunTranscript narrate(RunTranscript run) {
-		for (RunTranscript.ToolCall call : run.getCalls()) {
-			say("  " + call.tool() + " " + call.arguments() + "\n      -> " + call.outcome() + ": the model read "
-					+ abbreviate(call.modelRead()));
-		}
-		say("  assistant: " + abbreviate(run.getAnswer()).replace("\n", " | "));
-		return run;
-	}
-
-	private Optional<LedgerView.Row> awaitRow(String runId, String tool, Reconciler reconciler, Duration patience) {
-		Instant deadline = this.clock.instant().plus(patience);
-		while (this.clock.instant().isBefore(deadline)) {
-			reconciler.reconcile();
-			Optional<LedgerView.Row> row = this.ledger.ofRun(runId)
-				.stream()
-				.filter((candidate) -> candidate.tool().equals(tool) && candidate.reconciled())
-				.findFirst();
-			if (row.isPresent()) {
-				return row;
-			}
-			pause();
-		}
-		return Optional.empty();
-	}
-
-	private Optional<CallRecord> awaitHuman(String runId, Reconciler reconciler, Settlements settlements,
-			Duration patience) {
-		Instant deadline = this.clock.instant().plus(patience);
-		while (this.clock.instant().isBefore(deadline)) {
-			reconciler.reconcile();
-			CallFilter filter = CallFilter.all().tool("reserve_stock").limit(CallFilter.MAX_LIMIT);
-			while (filter != null) {
-				Settlements.Page page = settlements.awaitingHuman(filter);
-				Optional<CallRecord> call = page.calls()
-					.stream()
-					.filter((candidate) -> runId.equals(candidate.entry().runId()))
-					.findFirst();
-				if (call.isPresent()) {
-					return call;
-				}
-				filter = page.next();
-			}
-			pause();
-		}
-		return Optional.empty();
-	}
-
-	private static void pause() {
-		try {
-			TimeUnit.MILLISECONDS.sleep(500);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
+		this.story.say("user: " + message);
+		return this.story.narrate(this.agent.ask(message));
 	}
 
 	private static List<String> outcomesOf(RunTranscript run, String tool) {
@@ -419,52 +359,6 @@ public class Demo {
 	private static String outcomes(Map<?, ?> transcript) {
 		List<?> calls = (List<?>) transcript.get("calls");
 		return calls.stream().map((call) -> ((Map<?, ?>) call).get("tool") + " " + ((Map<?, ?>) call).get("outcome")).toList().toString();
-	}
-
-	/**
-	 * A scenario that may end with an exception: with the library switched off, a call that needs a person's
-	 * approval is refused outright, for nothing could ask for the approval.
-	 */
-	private boolean played(java.util.function.BooleanSupplier scenario) {
-		try {
-			return scenario.getAsBoolean();
-		}
-		catch (RuntimeException ex) {
-			return expect("the scenario ran to its end (it ended with: " + ex.getMessage() + ")", false);
-		}
-	}
-
-	private boolean expect(String expectation, int actual, int expected) {
-		return expect(expectation + " (" + actual + ")", (Object) actual, expected);
-	}
-
-	private boolean expect(String expectation, boolean held) {
-		return expect(expectation, (Object) held, true);
-	}
-
-	private boolean expect(String expectation, Object actual, Object expected) {
-		boolean held = expected.equals(actual);
-		if (!held) {
-			this.failed++;
-		}
-		this.out.println((held ? "  [held]   " : "  [FAILED] ") + expectation + (held ? "" : ": expected " + expected + ", was " + actual));
-		return held;
-	}
-
-	private void title(String title) {
-		this.out.println();
-		this.out.println(title);
-	}
-
-	private void say(String line) {
-		this.out.println("  " + line);
-	}
-
-	private static String abbreviate(String text) {
-		if (text == null) {
-			return "(nothing)";
-		}
-		return (text.length() > 220) ? text.substring(0, 217) + "..." : text;
 	}
 
 }
