@@ -160,13 +160,8 @@ final class CallFlow {
 		if (!tool.approval().isNeeded()) {
 			return null;
 		}
-		String reason = tool.approval().reasonFor(call.target(), canonical);
-		if (reason != null && reason.length() > io.idempotency.Approval.MAX_REASON_LENGTH) {
-			throw new IllegalStateException("Tool '" + tool.name() + "' gave a reason for approval "
-					+ reason.length() + " characters long; the ledger keeps at most "
-					+ io.idempotency.Approval.MAX_REASON_LENGTH);
-		}
-		return reason;
+		// An Approval refuses a reason longer than the ledger keeps when it is made.
+		return tool.approval().reasonFor(call.target(), canonical);
 	}
 
 	/**

@@ -202,18 +202,22 @@ final class CallStatements {
 			case SUCCEEDED -> new Claim.Replay(existing);
 			case FAILED -> new Claim.PreviousAttemptFailed(existing);
 			case ATTEMPTING, UNKNOWN -> new Claim.InProgress(existing);
-			case AWAITING_APPROVAL -> new Claim.AwaitingApproval(existing, approvalOf(existing)[0], false);
-			case REJECTED, EXPIRED -> new Claim.NotApproved(existing, approvalOf(existing)[1]);
+			case AWAITING_APPROVAL -> new Claim.AwaitingApproval(existing, reasonsOf(existing).asked(), false);
+			case REJECTED, EXPIRED -> new Claim.NotApproved(existing, reasonsOf(existing).decided());
 			// Approved, and taken by none yet: a row read from memory is never one.
 			case APPROVED -> throw new IllegalStateException("The approved row " + existing.id() + " of "
 					+ existing.key() + " is taken by a claim, never answered");
 		};
 	}
 
-	/** Why a row needed approval, and the decision's reason, read by the row's id: on the approval paths only. */
-	private String[] approvalOf(LedgerEntry row) {
+	/** Why a row's call asked for approval, and why it was decided so. */
+	private record Reasons(String asked, String decided) {
+	}
+
+	/** The reasons of a row, read by its id: on the approval paths only. */
+	private Reasons reasonsOf(LedgerEntry row) {
 		return this.jdbc.query(this.sql.approvalOf, (ResultSet found) -> found.next()
-				? new String[] { found.getString(1), found.getString(2) } : new String[2], row.id());
+				? new Reasons(found.getString(1), found.getString(2)) : new Reasons(null, null), row.id());
 	}
 
 	/**
