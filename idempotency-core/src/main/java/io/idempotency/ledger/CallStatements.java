@@ -123,7 +123,7 @@ final class CallStatements {
 							: Optional.of(this.rows.answerEntry(row, 2, request, storedArguments));
 				});
 		if (read.isPresent()) {
-			return (read.get() instanceof LedgerEntry existing) ? lostTo(existing, request) : Optional.of((Claim) read.get());
+			return Optional.of((read.get() instanceof LedgerEntry existing) ? lostTo(existing, request) : (Claim) read.get());
 		}
 		// The read found no row, yet the insert lost: a concurrent claim committed after this statement's
 		// snapshot was taken, and the insert, which sees it, stood back. Read it in a statement of its own.
@@ -141,7 +141,7 @@ final class CallStatements {
 
 	Optional<Claim> findClaimed(ClaimRequest request, String storedArguments) {
 		return this.jdbc.query(this.sql.findClaimed, (row, n) -> this.rows.answerEntry(row, 1, request, storedArguments),
-				request.key().value()).stream().findFirst().flatMap((entry) -> lostTo(entry, request));
+				request.key().value()).stream().findFirst().map((entry) -> lostTo(entry, request));
 	}
 
 	/**
@@ -174,15 +174,20 @@ final class CallStatements {
 
 	/**
 	 * The answer of a claim that lost to an existing row: a row that a person approved is taken, and executed,
-	 * by the one claim that takes it first; empty when another took it between the read and the take, for the
-	 * claim to be made again (it then reads the row that call runs).
+	 * by the one claim that takes it first. A claim whose take finds the row taken meanwhile is answered in
+	 * progress from what it knows, not from a second read: in a transaction at repeatable read (MariaDB's default,
+	 * where a pool's auto-commit is off) that read would see the row approved still.
 	 */
-	private Optional<Claim> lostTo(LedgerEntry existing, ClaimRequest request) {
-		if (existing.status() == LedgerStatus.APPROVED && Objects.equals(existing.userId(), request.userId())) {
-			return (this.jdbc.update(this.sql.takeApproved, existing.id()) == 1)
-					? Optional.of(new Claim.Won(request.key(), existing.id())) : Optional.empty();
+	private Claim lostTo(LedgerEntry existing, ClaimRequest request) {
+		if (existing.status() != LedgerStatus.APPROVED || !Objects.equals(existing.userId(), request.userId())) {
+			return answerFrom(existing, request);
 		}
-		return Optional.of(answerFrom(existing, request));
+		if (this.jdbc.update(this.sql.takeApproved, existing.id()) == 1) {
+			return new Claim.Won(request.key(), existing.id());
+		}
+		return new Claim.InProgress(new LedgerEntry(existing.id(), existing.key(), existing.runId(), existing.userId(),
+				existing.tool(), existing.arguments(), LedgerStatus.ATTEMPTING, null, null, existing.startedAt(), null,
+				existing.replayCount(), existing.reconcileAttempts(), existing.reconcileOwner()));
 	}
 
 	/** The answer of a claim from a row of its key that it does not take: a repeat, or a refusal. */

@@ -267,17 +267,24 @@ abstract class ApprovalContractTests {
 
 	@Test
 	void ofManyClaimsRacingForAnApprovedCallFromTwoLedgersExactlyOneWins() throws Exception {
-		JdbcLedger other = new JdbcLedger(this.dataSource, TABLE, Redaction.defaults());
+		raceForApprovedCalls(this.ledger, new JdbcLedger(this.dataSource, TABLE, Redaction.defaults()));
+	}
+
+	/**
+	 * Claims racing for each approved call from two ledgers, as many at once as there are threads: one wins each
+	 * round and executes, every other is answered in progress or replayed, none fails.
+	 */
+	void raceForApprovedCalls(JdbcLedger first, JdbcLedger other) throws Exception {
 		ExecutorService pool = Executors.newFixedThreadPool(THREADS);
 		try {
 			for (int round = 0; round < ROUNDS; round++) {
 				ClaimRequest request = request("r" + round, arguments(round));
-				this.ledger.claim(request);
+				first.claim(request);
 				this.approvals.approve(request.key(), "ops", "fine");
 				CyclicBarrier start = new CyclicBarrier(THREADS);
 				List<Future<Claim>> claims = new ArrayList<>();
 				for (int t = 0; t < THREADS; t++) {
-					JdbcLedger ledger = (t % 2 == 0) ? this.ledger : other;
+					JdbcLedger ledger = (t % 2 == 0) ? first : other;
 					claims.add(pool.submit(() -> {
 						start.await(30, TimeUnit.SECONDS);
 						Claim claim = ledger.claim(request);
