@@ -28,9 +28,11 @@ class ResumeDecidedRuns {
     @EventListener
     void resume(ApprovalDecidedEvent decided) {
         Run run = new Run(decided.runId(), decided.userId());
+        // The call as it was made, so that the model repeats it exactly: other arguments are another action.
+        String call = decided.tool() + " " + decided.request().entry().arguments();
         String reply = assistant.ask(run, decided.approved()
-                ? "A person approved the action you were waiting for: carry on."
-                : "The action you were waiting for was not approved: carry on.");
+                ? "A person approved the action you were waiting for (" + call + "): carry on."
+                : "The action you were waiting for (" + call + ") was decided: carry on.");
         replies.add(reply);   // in an application: to the user, by mail or in their chat
     }
 // end::resume[]
