@@ -7,6 +7,7 @@ import tools.jackson.core.StreamReadFeature;
 import tools.jackson.core.StreamWriteConstraints;
 import tools.jackson.core.exc.StreamConstraintsException;
 import tools.jackson.core.json.JsonFactory;
+import tools.jackson.core.util.JsonRecyclerPools;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectReader;
@@ -26,7 +27,10 @@ final class ArgumentsMapper {
 
 	private static final String TOO_DEEP = "is nested deeper than the " + IdempotencyKeys.MAX_DEPTH + " levels allowed";
 
+	// Buffers recycled per thread: Jackson's default pool is one queue that every caller's thread takes from and
+	// gives back to, and contends on under concurrency.
 	private static final JsonMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
+		.recyclerPool(JsonRecyclerPools.threadLocalPool())
 		.streamReadConstraints(StreamReadConstraints.builder()
 			.maxNumberLength(MAX_NUMBER_LITERAL)
 			.maxNestingDepth(IdempotencyKeys.MAX_DEPTH + 1)

@@ -12,8 +12,10 @@ import org.springframework.dao.PessimisticLockingFailureException;
 /**
  * The claims and reads of the call path on the ledger's own connection, committed before the call goes on. A
  * repeat is answered from memory where it can be (an outcome of this instance's that waits to be written, a
- * success read before and kept); else the claim is made, and made again when it loses a lock conflict. A claim
- * won is in flight until its outcome is written; a success read is kept; every repeat is counted.
+ * success read before and kept); else the claim is made, and made again when it loses a lock conflict. A call
+ * of a tool whose calls are mostly repeats now reads its key's row first, and claims only where there is none
+ * ({@link RepeatedTools}). A claim won is in flight until its outcome is written; a success read is kept;
+ * every repeat is counted.
  */
 final class CommittedClaims {
 
@@ -37,6 +39,8 @@ final class CommittedClaims {
 
 	private final CallOutcomes outcomes;
 
+	private final RepeatedTools repeated = new RepeatedTools();
+
 	CommittedClaims(CallStatements statements, OwnTransactions transactions, Redaction redaction,
 			SettledOutcomes settled, ReplayCounter replays, CallsInFlight inFlight, CallOutcomes outcomes) {
 		this.statements = statements;
@@ -55,7 +59,7 @@ final class CommittedClaims {
 			return this.replays.counted(this.statements.answerFrom(kept, request));
 		}
 		String storedArguments = this.redaction.redact(request.arguments(), request.sensitiveNames());
-		Claim claim = this.statements.countedRequest(claimCommitted(request, storedArguments));
+		Claim claim = this.statements.countedRequest(readOrClaim(request, storedArguments));
 		if (claim instanceof Claim.Won won) {
 			// Claimed and committed: until its outcome is recorded, this instance beats for it.
 			this.inFlight.claimed(won, request, storedArguments);
@@ -75,6 +79,26 @@ final class CommittedClaims {
 	private LedgerEntry keptOutcome(IdempotencyKey key) {
 		LedgerEntry waiting = this.outcomes.waiting(key);
 		return (waiting != null) ? waiting : this.settled.find(key);
+	}
+
+	/**
+	 * The row of the call's key read first, where most of its tool's calls are repeats now, else the claim; each
+	 * remembered for the tool. The read is committed on its own, before any claim: in one transaction at
+	 * repeatable read (MariaDB's default, where a pool's auto-commit is off) the claim that loses after a read
+	 * that found nothing would read that snapshot again, and find nothing.
+	 */
+	private Claim readOrClaim(ClaimRequest request, String storedArguments) {
+		if (this.repeated.readFirst(request.tool())) {
+			Optional<Claim> found = this.transactions.committed(() -> this.statements.findClaimed(request,
+					storedArguments));
+			if (found.isPresent()) {
+				this.repeated.record(request.tool(), true);
+				return found.get();
+			}
+		}
+		Claim claim = claimCommitted(request, storedArguments);
+		this.repeated.record(request.tool(), RepeatedTools.foundRow(claim));
+		return claim;
 	}
 
 	/**

@@ -8,6 +8,8 @@ import java.util.function.Predicate;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
+import tools.jackson.core.json.JsonFactory;
+import tools.jackson.core.util.JsonRecyclerPools;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -23,7 +25,10 @@ final class RedactionWalk {
 	/** How many texts deep JSON text inside a string of a result is read: deeper text is not looked into. */
 	private static final int MAX_TEXT_DEPTH = 8;
 
-	private static final JsonMapper MAPPER = JsonMapper.builder()
+	/** Its buffers recycled per thread, not through one queue that every caller's thread contends on. */
+	private static final JsonMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
+		.recyclerPool(JsonRecyclerPools.threadLocalPool())
+		.build())
 		.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
 		.build();
 

@@ -1189,6 +1189,100 @@ abstract class LedgerContractTests {
 		assertThat(counting.parameterMetadataRequests()).isZero();
 	}
 
+	// A tool whose calls are mostly repeats
+
+	/** Claims of the tool that find their row, as many as it takes for its calls to be read first. */
+	private static void repeatUntilReadFirst(JdbcLedger ledger, ClaimRequest repeated) {
+		for (int i = 0; i < RepeatedTools.WINDOW; i++) {
+			assertThat(ledger.claim(repeated)).isNotInstanceOf(Claim.Won.class);
+		}
+	}
+
+	@Test
+	void aRepeatOfAToolWhoseCallsAreMostlyRepeatsIsOnePlainReadOnEveryDatabase() {
+		CountingDataSource counting = new CountingDataSource(this.dataSource);
+		JdbcLedger ledger = new JdbcLedger(counting, TABLE, Redaction.defaults());
+		ClaimRequest succeeded = request("r1", ARGUMENTS);
+		ClaimRequest failed = request("r2", ARGUMENTS);
+		ledger.recordSucceeded(won(ledger.claim(succeeded)), "\"T-7\"");
+		ledger.recordFailed(won(ledger.claim(failed)), "declined");
+		repeatUntilReadFirst(ledger, succeeded);
+		counting.reset();
+
+		for (int i = 0; i < 5; i++) {
+			assertThat(ledger.claim(succeeded)).isInstanceOfSatisfying(Claim.Replay.class,
+					(replay) -> assertThat(replay.result()).isEqualTo("\"T-7\""));
+			assertThat(ledger.claim(failed)).isInstanceOfSatisfying(Claim.PreviousAttemptFailed.class,
+					(previous) -> assertThat(previous.error()).isEqualTo("declined"));
+		}
+
+		assertThat(counting.roundTrips()).as("%s", counting.statements()).isEqualTo(10);
+		assertThat(counting.statements()).allSatisfy((statement) -> assertThat(statement).startsWith("SELECT"));
+		assertThat(counting.errors()).isZero();
+		ledger.flushReplayCounts();
+		assertThat(this.jdbc.queryForObject("SELECT SUM(replay_count) FROM " + TABLE, Long.class))
+			.isEqualTo(RepeatedTools.WINDOW + 10L);
+	}
+
+	@Test
+	void aNewCallOfAToolWhoseCallsAreMostlyRepeatsIsReadThenClaimedAndTheToolIsClaimedFirstAgainOnceItsCallsExecute() {
+		CountingDataSource counting = new CountingDataSource(this.dataSource);
+		JdbcLedger ledger = new JdbcLedger(counting, TABLE, Redaction.defaults());
+		ClaimRequest repeated = request("r1", ARGUMENTS);
+		ledger.recordSucceeded(won(ledger.claim(repeated)), null);
+		repeatUntilReadFirst(ledger, repeated);
+		int executedUntilClaimedFirst = RepeatedTools.WINDOW - RepeatedTools.READ_FIRST_FROM + 1;
+		for (int i = 0; i < executedUntilClaimedFirst; i++) {
+			counting.reset();
+			Claim.Won won = won(ledger.claim(request("new-" + i, ARGUMENTS)));
+			// The read that finds nothing, and the claim that wins.
+			assertThat(counting.roundTrips()).as("%s", counting.statements()).isEqualTo(2);
+			assertThat(counting.statements().get(0)).startsWith("SELECT");
+			ledger.recordSucceeded(won, null);
+		}
+		counting.reset();
+
+		Claim.Won claimedFirst = won(ledger.claim(request("claimed-first", ARGUMENTS)));
+
+		assertThat(counting.roundTrips()).as("%s", counting.statements()).isEqualTo(1);
+		assertThat(counting.statements().get(0)).doesNotStartWith("SELECT");
+		ledger.recordSucceeded(claimedFirst, null);
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE, Integer.class))
+			.isEqualTo(executedUntilClaimedFirst + 2);
+	}
+
+	@Test
+	void threadsRacingOnNewKeysOfAToolWhoseCallsAreMostlyRepeatsGetExactlyOneWinnerPerKey() throws Exception {
+		ClaimRequest repeated = request("warm", ARGUMENTS);
+		this.ledger.recordSucceeded(won(this.ledger.claim(repeated)), null);
+		for (int i = 0; i < RepeatedTools.WINDOW; i++) {
+			this.ledger.claim(repeated);
+		}
+		int threads = 16;
+		Map<IdempotencyKey, AtomicInteger> winners = new ConcurrentHashMap<>();
+		Map<IdempotencyKey, AtomicInteger> answered = new ConcurrentHashMap<>();
+
+		// Every claim is read first. Each round's key has one winner; every other claim of it, answered by its read
+		// or by a claim after a read that found nothing, finds the winner's row: the tool stays read first.
+		inRounds(threads, 40, (run, thread) -> {
+			ClaimRequest shared = request(run, ARGUMENTS);
+			Claim claim = this.ledger.claim(shared);
+			answered.computeIfAbsent(shared.key(), (k) -> new AtomicInteger()).incrementAndGet();
+			if (claim instanceof Claim.Won won) {
+				winners.computeIfAbsent(shared.key(), (k) -> new AtomicInteger()).incrementAndGet();
+				this.ledger.recordSucceeded(won, null);
+			}
+			else {
+				assertThat(claim).isInstanceOfAny(Claim.InProgress.class, Claim.Replay.class);
+			}
+		});
+
+		assertThat(answered).hasSize(40);
+		assertThat(winners).hasSize(40);
+		assertThat(winners.values()).allSatisfy((count) -> assertThat(count.get()).isEqualTo(1));
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE, Integer.class)).isEqualTo(41);
+	}
+
 	@Test
 	void aLostClaimIsNoErrorOnTheServer() {
 		CountingDataSource counting = new CountingDataSource(this.dataSource);
