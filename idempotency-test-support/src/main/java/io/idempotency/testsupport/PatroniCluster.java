@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.Set;
 
 import javax.sql.DataSource;
 
@@ -16,10 +17,14 @@ import org.slf4j.LoggerFactory;
  * PostgreSQL 15 with automatic failover: Patroni on three nodes (a primary and two standbys, one of them
  * synchronous unless asked otherwise, in Patroni's strict synchronous mode: the primary never commits without
  * a synchronous standby, not even just after a promotion), with a single etcd as its store, all on loopback ports, from the
- * machine's own packages. PostgreSQL listens on 5441 to 5443, Patroni's REST API on 8108 to 8110, etcd on 2479.
- * Ready when the REST API shows three running members, one of them the leader (and one the synchronous
- * standby, in synchronous mode), and the leader streams to both standbys. Patroni runs as the {@code postgres}
- * user, so the test JVM must run as root.
+ * machine's own packages. PostgreSQL listens on 5441 to 5443, Patroni's REST API on 8108 to 8110, etcd on 2479;
+ * HAProxy, on a free port, leads to the primary, as it does in front of Patroni in production. Ready when the
+ * REST API shows three running members, one of them the leader (and one the synchronous standby, in synchronous
+ * mode), the leader streams to both standbys, and HAProxy routes to the leader alone. Patroni runs as the
+ * {@code postgres} user, so the test JVM must run as root.
+ *
+ * <p>Applications reach the primary in either of the two ways production does: the driver's multi-host URL
+ * ({@link #dataSource()}) or HAProxy ({@link #dataSourceThroughHaproxy()}).
  *
  * <p>Patroni starts each PostgreSQL detached, not as its child: stopping a node kills Patroni and then the
  * postmaster whose id is in the data directory's {@code postmaster.pid}.
@@ -44,20 +49,25 @@ public final class PatroniCluster {
 
 	private final PatroniStatus status;
 
+	private final PatroniHaproxy haproxy;
+
 	private DataSource dataSource;
+
+	private DataSource dataSourceThroughHaproxy;
 
 	private PatroniCluster(Path work, boolean synchronous) {
 		this.configuration = new PatroniConfiguration(work, synchronous);
 		this.processes = new PatroniProcesses(this.configuration);
 		this.status = new PatroniStatus(synchronous);
+		this.haproxy = new PatroniHaproxy(work);
 	}
 
 	/** Why no cluster can be started here, or {@code null} when one can. */
 	public static String unavailableReason() {
 		return ClusterProcesses.unavailableReason("Patroni cluster",
 				List.of("/usr/bin/patroni", "/usr/bin/etcd", PatroniConfiguration.BIN_DIR + "/postgres",
-						"/usr/bin/setpriv"),
-				Files::isExecutable, "patroni etcd-server postgresql-15", "Patroni runs as the postgres user");
+						"/usr/bin/setpriv", PatroniHaproxy.PROGRAM),
+				Files::isExecutable, "patroni etcd-server postgresql-15 haproxy", "Patroni runs as the postgres user");
 	}
 
 	/** Whether a cluster can be started here. */
@@ -113,6 +123,19 @@ public final class PatroniCluster {
 		return this.dataSource;
 	}
 
+	/** The JDBC URL through HAProxy, which leads to whichever node is the primary. */
+	public String urlThroughHaproxy() {
+		return "jdbc:postgresql://127.0.0.1:" + this.haproxy.port() + "/postgres?user=postgres&connectTimeout=2";
+	}
+
+	/** A pooled data source through HAProxy, the same one on every call. */
+	public synchronized DataSource dataSourceThroughHaproxy() {
+		if (this.dataSourceThroughHaproxy == null) {
+			this.dataSourceThroughHaproxy = TestDatabases.pooled(urlThroughHaproxy(), null, null);
+		}
+		return this.dataSourceThroughHaproxy;
+	}
+
 	void start() {
 		long started = System.nanoTime();
 		this.processes.startEtcd();
@@ -121,18 +144,20 @@ public final class PatroniCluster {
 			this.configuration.writeNode(node);
 			this.processes.startNode(node);
 		}
+		this.haproxy.start();
 		awaitReady();
-		logger.info("Patroni cluster ({}) ready on ports {}-{} in {} s ({})",
+		logger.info("Patroni cluster ({}) ready on ports {}-{}, HAProxy on {}, in {} s ({})",
 				this.configuration.synchronous() ? "synchronous" : "asynchronous", FIRST_PORT, FIRST_PORT + NODES - 1,
-				Duration.ofNanos(System.nanoTime() - started).toSeconds(), this.configuration.work());
+				this.haproxy.port(), Duration.ofNanos(System.nanoTime() - started).toSeconds(), this.configuration.work());
 	}
 
 	/**
 	 * Waits until the REST API shows three running members, a leader and (in synchronous mode) a sync standby,
-	 * and the leader streams to both standbys.
+	 * the leader streams to both standbys, and HAProxy has the leader up and the standbys down.
 	 */
 	public void awaitReady() {
 		this.status.awaitReady(this.processes::patroniLogTail);
+		this.haproxy.awaitRouting(this::primary);
 	}
 
 	/** The node (1 to 3) whose Patroni answers as the primary, if one does. */
@@ -164,16 +189,26 @@ public final class PatroniCluster {
 		return this.status.members();
 	}
 
+	/** The nodes (1 to 3) that HAProxy leads to now: the primary alone, but for a moment after a failover. */
+	public Set<Integer> nodesHaproxyRoutesTo() {
+		return this.haproxy.nodesUp();
+	}
+
 	/** Starts a killed node's Patroni again: it rewinds its PostgreSQL and follows the new primary. */
 	public void restart(int node) {
 		this.processes.startNode(node);
 		awaitReady();
 	}
 
-	/** Stops every node and etcd (SIGKILL: the data is thrown away) and deletes the working directory. */
+	/**
+	 * Stops HAProxy, every node and etcd (SIGKILL: the data is thrown away) and deletes the working directory.
+	 */
 	public synchronized void stop() {
 		ClusterProcesses.closeQuietly(this.dataSource);
 		this.dataSource = null;
+		ClusterProcesses.closeQuietly(this.dataSourceThroughHaproxy);
+		this.dataSourceThroughHaproxy = null;
+		this.haproxy.stop();
 		this.processes.stop();
 		ClusterProcesses.delete(this.configuration.work());
 	}

@@ -39,9 +39,14 @@ final class PatroniConfiguration {
 		return this.synchronous;
 	}
 
+	/** The port of a node's (1 to 3) Patroni REST API. */
+	static int restPort(int node) {
+		return FIRST_REST_PORT + node - 1;
+	}
+
 	/** The base URL of a node's (1 to 3) Patroni REST API. */
 	static String restUrl(int node) {
-		return "http://127.0.0.1:" + (FIRST_REST_PORT + node - 1);
+		return "http://127.0.0.1:" + restPort(node);
 	}
 
 	/** The URL on which etcd answers its clients. */
@@ -92,7 +97,7 @@ final class PatroniConfiguration {
 		ClusterProcesses.createDirectory(dir.resolve("patroni-log"));
 		String config = CONFIG.replace("$NAME", "node" + node)
 			.replace("$DIR", dir.toString())
-			.replace("$REST", String.valueOf(FIRST_REST_PORT + node - 1))
+			.replace("$REST", String.valueOf(restPort(node)))
 			.replace("$PORT", String.valueOf(PatroniCluster.FIRST_PORT + node - 1))
 			.replace("$ETCD", String.valueOf(ETCD_PORT))
 			.replace("$SYNCHRONOUS", String.valueOf(this.synchronous))
