@@ -124,18 +124,11 @@ public final class PgBouncer {
 	/**
 	 * Closes every server connection once it is released, and waits until they are closed: what a client set on
 	 * a session (pgJDBC's {@code setTransactionIsolation} does, for the session of whichever server connection
-	 * runs it) is gone, and the next transactions run on new server connections.
+	 * runs it) is gone, and the next transactions run on new server connections. Through its admin console
+	 * ({@code RECONNECT}, then {@code WAIT_CLOSE}).
 	 */
 	public void closeServerConnections() {
-		try (Connection admin = DriverManager.getConnection(url("pgbouncer", "preferQueryMode=simple&assumeMinServerVersion=9.0"));
-				Statement statement = admin.createStatement()) {
-			statement.execute("RECONNECT");
-			statement.execute("WAIT_CLOSE");
-		}
-		catch (SQLException ex) {
-			throw new IllegalStateException("PgBouncer did not close its server connections: " + ex.getMessage()
-					+ "\n" + logTail(20), ex);
-		}
+		PgBouncerConsole.run(this.port, this.user, "RECONNECT", "WAIT_CLOSE");
 	}
 
 	/** A pooled data source through PgBouncer, as a team sets it: {@value #NO_SERVER_PREPARED_STATEMENTS}. */
