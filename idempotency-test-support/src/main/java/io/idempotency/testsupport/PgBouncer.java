@@ -48,8 +48,11 @@ public final class PgBouncer {
 	 */
 	public static final String NO_SERVER_PREPARED_STATEMENTS = "prepareThreshold=0";
 
-	/** The server connections per database and user: fewer than the test server's 100. */
-	private static final int POOL_SIZE = 20;
+	/**
+	 * The server connections per database and user: few, as the test server's 100 are shared with the tests' own
+	 * pools; clients wait for one while all are in transactions.
+	 */
+	private static final int POOL_SIZE = 10;
 
 	private static final Duration READY_WITHIN = Duration.ofSeconds(30);
 
@@ -147,7 +150,7 @@ public final class PgBouncer {
 		write(users, "\"" + this.user + "\" \"\"\n");
 		write(config, String.join("\n", "[databases]",
 				this.database + " = " + server.connectString(),
-				shortLockWaits() + " = " + server.connectString() + " connect_query='SET lock_timeout = 500'",
+				shortLockWaits() + " = " + server.connectString() + " connect_query='SET lock_timeout = 500' pool_size=4",
 				"[pgbouncer]",
 				"listen_addr = 127.0.0.1",
 				"listen_port = " + this.port,
@@ -158,6 +161,8 @@ public final class PgBouncer {
 				"pool_mode = transaction",
 				"default_pool_size = " + POOL_SIZE,
 				"max_client_conn = 1000",
+				// A server login refused (the server's connections all taken for a moment) is tried again soon.
+				"server_login_retry = 1",
 				"ignore_startup_parameters = extra_float_digits",
 				""));
 		List<String> command = new ArrayList<>(List.of(PROGRAM));
