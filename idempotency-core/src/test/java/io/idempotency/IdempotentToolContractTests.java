@@ -861,15 +861,10 @@ abstract class IdempotentToolContractTests {
 
 	@Test
 	void aCallThatLosesALockWaitTimeoutToASlowTransactionalCallIsToldItIsInProgress() throws Exception {
-		com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
-		config.setDataSource(dataSource());
-		config.setConnectionInitSql(facts().shortLockWaitSql());
-		config.setMaximumPoolSize(4);
-		config.setPoolName("short-lock-waits");
 		ExecutorService winnerThread = Executors.newSingleThreadExecutor();
 		QuoteTools.slowNoteWritten = new java.util.concurrent.CountDownLatch(1);
 		QuoteTools.slowNoteRelease = new java.util.concurrent.CountDownLatch(1);
-		try (com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config);
+		try (com.zaxxer.hikari.HikariDataSource pool = shortLockWaitPool();
 				AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
 			context.registerBean(DataSource.class, () -> new DelegatingDataSource(pool));
 			context.register(Tools.class);
@@ -903,6 +898,19 @@ abstract class IdempotentToolContractTests {
 			QuoteTools.slowNoteRelease.countDown();
 			winnerThread.shutdownNow();
 		}
+	}
+
+	/**
+	 * A pool of four connections to the suite's database whose lock waits time out within about a second: each
+	 * new connection runs {@link DatabaseFacts#shortLockWaitSql()}.
+	 */
+	com.zaxxer.hikari.HikariDataSource shortLockWaitPool() {
+		com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+		config.setDataSource(dataSource());
+		config.setConnectionInitSql(facts().shortLockWaitSql());
+		config.setMaximumPoolSize(4);
+		config.setPoolName("short-lock-waits");
+		return new com.zaxxer.hikari.HikariDataSource(config);
 	}
 
 	/** Every answer of {@code threads} identical calls at once, in {@code rounds} runs: a result or what was thrown. */

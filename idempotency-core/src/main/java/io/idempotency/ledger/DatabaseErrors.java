@@ -8,7 +8,10 @@ import java.util.List;
 import java.util.Set;
 
 import org.springframework.dao.CannotAcquireLockException;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.InvalidDataAccessResourceUsageException;
 import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
@@ -38,6 +41,15 @@ public final class DatabaseErrors {
 	 * H2's deadlocks carry the same SQL state with their own codes, and are deadlocks.
 	 */
 	private static final String SERIALIZATION_FAILURE = "40001";
+
+	/**
+	 * PostgreSQL: a prepared statement the server does not have ({@code 26000}), one it already has under that name
+	 * ({@code 42P05}), or a bind that does not fit the statement of that name ({@code 08P01}).
+	 */
+	private static final Set<String> PREPARED_STATEMENT_STATES = Set.of("26000", "42P05", "08P01");
+
+	/** How PostgreSQL names one of pgJDBC's server-side prepared statements in its errors. */
+	private static final String DRIVERS_PREPARED_STATEMENT = "prepared statement \"S_";
 
 	/** TiDB: write conflict (9007), reported with SQL state {@code HY000}. */
 	private static final Set<Integer> WRITE_CONFLICT_CODES = Set.of(9007);
@@ -125,13 +137,35 @@ public final class DatabaseErrors {
 	}
 
 	/**
+	 * Whether the server answered that pgJDBC's server-side prepared statement (named {@code S_1}, {@code S_2}, ...)
+	 * is not the one the driver prepared on this connection: it does not exist, already exists, or takes other
+	 * parameters. The server connection is not the one the driver prepared it on: a pooler in transaction or statement
+	 * mode that does not keep prepared statements (PgBouncer 1.18, for one) hands each transaction to whichever
+	 * server connection is free.
+	 */
+	static boolean isPreparedStatementOfAnotherSession(SQLException ex) {
+		return PREPARED_STATEMENT_STATES.contains(ex.getSQLState()) && ex.getMessage() != null
+				&& ex.getMessage().contains(DRIVERS_PREPARED_STATEMENT);
+	}
+
+	/**
 	 * The ledger's translation of SQL errors: lock conflicts by their codes first ({@link CannotAcquireLockException}
 	 * for a lock wait that timed out, {@link PessimisticLockingFailureException} for a deadlock or a serialization
-	 * failure), everything
-	 * else as the fallback translates it.
+	 * failure), then a server-side prepared statement of another session
+	 * ({@link InvalidDataAccessResourceUsageException} that names the setting to change), everything else as the
+	 * fallback translates it, or, where it cannot, as an {@link UncategorizedSQLException}: never {@code null}.
 	 */
 	static SQLExceptionTranslator translator(SQLExceptionTranslator fallback) {
 		return (task, sql, ex) -> {
+			for (Throwable cause : causeChain(ex)) {
+				if (cause instanceof SQLException found && isPreparedStatementOfAnotherSession(found)) {
+					return new InvalidDataAccessResourceUsageException(task + "; the server connection does not hold"
+							+ " the statement the driver prepared on it [" + found.getMessage() + "]: a pooler in"
+							+ " transaction or statement mode (PgBouncer) is in front of PostgreSQL and passes on no"
+							+ " prepared statements. Set prepareThreshold=0 on the JDBC URL (pgJDBC then prepares no"
+							+ " named statement on the server), or let the pooler keep prepared statements", ex);
+				}
+			}
 			for (Throwable cause : causeChain(ex)) {
 				if (cause instanceof SQLException found) {
 					if (isLockWaitTimeout(found)) {
@@ -146,7 +180,8 @@ public final class DatabaseErrors {
 					}
 				}
 			}
-			return fallback.translate(task, sql, ex);
+			DataAccessException translated = fallback.translate(task, sql, ex);
+			return (translated != null) ? translated : new UncategorizedSQLException(task, sql, ex);
 		};
 	}
 

@@ -6,7 +6,9 @@ import java.sql.SQLTransactionRollbackException;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.dao.CannotAcquireLockException;
+import org.springframework.dao.InvalidDataAccessResourceUsageException;
 import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.support.SQLStateSQLExceptionTranslator;
 import org.springframework.transaction.TransactionSystemException;
 
@@ -45,6 +47,32 @@ class DatabaseErrorsTest {
 		assertThat(DatabaseErrors.translator(new SQLStateSQLExceptionTranslator())
 			.translate("claim", "INSERT", new SQLException("Lock wait timeout exceeded", "HY000", 1205)))
 			.isInstanceOf(CannotAcquireLockException.class);
+	}
+
+	@Test
+	void aPreparedStatementOfAnotherServerConnectionNamesTheSettingToChange() {
+		var translator = DatabaseErrors.translator(new SQLStateSQLExceptionTranslator());
+		for (SQLException ex : new SQLException[] {
+				new SQLException("ERROR: prepared statement \"S_11\" does not exist", "26000"),
+				new SQLException("ERROR: prepared statement \"S_1\" already exists", "42P05"),
+				new SQLException("ERROR: bind message supplies 4 parameters, but prepared statement \"S_57\" requires 2",
+						"08P01") }) {
+			assertThat(translator.translate("claim", "WITH", ex)).as(ex.getMessage())
+				.isExactlyInstanceOf(InvalidDataAccessResourceUsageException.class)
+				.hasMessageContaining("Set prepareThreshold=0 on the JDBC URL")
+				.hasCause(ex);
+		}
+		assertThat(translator.translate("claim", "WITH", new SQLException("ERROR: prepared statement \"plan\" does not exist",
+				"26000"))).as("a statement of the application's own").isNotInstanceOf(InvalidDataAccessResourceUsageException.class);
+	}
+
+	@Test
+	void anErrorTheFallbackCannotTranslateIsUncategorizedNeverNull() {
+		SQLException aborted = new SQLException("The database returned ROLLBACK", "25P02");
+
+		assertThat(DatabaseErrors.translator(new SQLStateSQLExceptionTranslator()).translate("commit", null, aborted))
+			.isInstanceOf(UncategorizedSQLException.class)
+			.hasCause(aborted);
 	}
 
 }

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 /**
  * Enables a cluster's test classes where the cluster can be started, and says why not elsewhere; in CI (the
  * {@code CI} environment variable set), a cluster that cannot be started fails the classes instead, so that CI
- * never passes by skipping them.
+ * never passes by skipping them. PgBouncer's test classes are enabled the same way.
  */
 abstract class ClusterCondition implements ExecutionCondition {
 
@@ -33,6 +33,15 @@ abstract class ClusterCondition implements ExecutionCondition {
 		@Override
 		String unavailableReason() {
 			return GaleraCluster.unavailableReason();
+		}
+
+	}
+
+	static final class Bouncer extends ClusterCondition {
+
+		@Override
+		String unavailableReason() {
+			return PgBouncer.unavailableReason();
 		}
 
 	}

@@ -1,0 +1,27 @@
+package io.idempotency;
+
+import javax.sql.DataSource;
+
+import io.idempotency.testsupport.DatabaseFacts;
+import io.idempotency.testsupport.EnabledWithPgBouncer;
+import io.idempotency.testsupport.PgBouncer;
+import io.idempotency.testsupport.TestDatabase;
+
+/**
+ * Lost connections, deadlocks and serialization failures at every step on PostgreSQL through PgBouncer in
+ * transaction pooling mode, with pgJDBC's {@code prepareThreshold=0}: with {@code -Pclusters}.
+ */
+@EnabledWithPgBouncer
+class PgBouncerDatabaseFaultTest extends DatabaseFaultContractTests {
+
+	@Override
+	DatabaseFacts facts() {
+		return DatabaseFacts.of(TestDatabase.POSTGRESQL);
+	}
+
+	@Override
+	DataSource dataSource() {
+		return PgBouncer.shared().dataSource();
+	}
+
+}
