@@ -31,7 +31,13 @@ public final class RoundTrips {
 				try (Agent agent = new Agent(counting, false); Agent caching = new Agent(counting, true)) {
 					perCall.put("executed", count(counting, agent::executed));
 					perCall.put("executed in transaction", count(counting, agent::executedInTransaction));
+					// A tool's calls are read first while most of its latest 64 are repeats: its first 40 repeats after
+					// 100 calls that executed are claimed, the rest read; then its first 16 calls that execute are read
+					// first too, before the tool is claimed first again.
+					perCall.put("replay, of a tool whose calls mostly execute", count(counting, 40, agent::replay));
+					repeat(24, agent::replay);
 					perCall.put("replay", count(counting, agent::replay));
+					perCall.put("executed, of a tool whose calls are mostly repeats", count(counting, 16, agent::executed));
 					caching.replay();
 					perCall.put("replay, answered from memory", count(counting, caching::replay));
 					String replayed = db.nextKey();
@@ -46,6 +52,7 @@ public final class RoundTrips {
 					CountingDataSource manualCommit = new CountingDataSource(db.withAutoCommitOff());
 					try (Agent onManualCommit = new Agent(manualCommit, false)) {
 						perCall.put("executed, pool with auto-commit off", count(manualCommit, onManualCommit::executed));
+						repeat(64, onManualCommit::replay);
 						perCall.put("replay, pool with auto-commit off", count(manualCommit, onManualCommit::replay));
 					}
 					// Outcomes written behind their callers, in one batch written at once at the end (an hour's delay
@@ -73,11 +80,19 @@ public final class RoundTrips {
 	}
 
 	private static double count(CountingDataSource counting, Supplier<?> call) {
+		return count(counting, CALLS, call);
+	}
+
+	private static double count(CountingDataSource counting, int calls, Supplier<?> call) {
 		counting.reset();
-		for (int i = 0; i < CALLS; i++) {
+		repeat(calls, call);
+		return (double) counting.roundTrips() / calls;
+	}
+
+	private static void repeat(int calls, Supplier<?> call) {
+		for (int i = 0; i < calls; i++) {
 			call.get();
 		}
-		return (double) counting.roundTrips() / CALLS;
 	}
 
 	private interface SqlCall {
