@@ -89,8 +89,7 @@ final class CommittedClaims {
 	 */
 	private Claim readOrClaim(ClaimRequest request, String storedArguments) {
 		if (this.repeated.readFirst(request.tool())) {
-			Optional<Claim> found = this.transactions.committed(() -> this.statements.findClaimed(request,
-					storedArguments));
+			Optional<Claim> found = readFirst(request, storedArguments);
 			if (found.isPresent()) {
 				this.repeated.record(request.tool(), true);
 				return found.get();
@@ -99,6 +98,20 @@ final class CommittedClaims {
 		Claim claim = claimCommitted(request, storedArguments);
 		this.repeated.record(request.tool(), RepeatedTools.foundRow(claim));
 		return claim;
+	}
+
+	/**
+	 * The row of the call's key, read before any claim. A row a person approved is taken by its conditional write,
+	 * which may lose a lock conflict (on Galera, to a take on another node, failing certification as a deadlock):
+	 * rolled back whole, it wrote nothing, and the claim that follows answers the loss as any claim does.
+	 */
+	private Optional<Claim> readFirst(ClaimRequest request, String storedArguments) {
+		try {
+			return this.transactions.committed(() -> this.statements.findClaimed(request, storedArguments));
+		}
+		catch (PessimisticLockingFailureException lost) {
+			return Optional.empty();
+		}
 	}
 
 	/**

@@ -270,6 +270,19 @@ abstract class ApprovalContractTests {
 		raceForApprovedCalls(this.ledger, new JdbcLedger(this.dataSource, TABLE, Redaction.defaults()));
 	}
 
+	@Test
+	void ofManyClaimsRacingForAnApprovedCallOfAToolReadFirstFromTwoLedgersExactlyOneWins() throws Exception {
+		JdbcLedger other = new JdbcLedger(this.dataSource, TABLE, Redaction.defaults());
+		ClaimRequest waiting = request("warm", arguments(-1));
+		this.ledger.claim(waiting);
+		// The tool's claims have found their row: both ledgers read its calls first, and take approved rows there.
+		for (int i = 0; i < RepeatedTools.WINDOW; i++) {
+			assertThat(this.ledger.claim(waiting)).isInstanceOf(Claim.AwaitingApproval.class);
+			assertThat(other.claim(waiting)).isInstanceOf(Claim.AwaitingApproval.class);
+		}
+		raceForApprovedCalls(this.ledger, other);
+	}
+
 	/**
 	 * Claims racing for each approved call from two ledgers, as many at once as there are threads: one wins each
 	 * round and executes, every other is answered in progress or replayed, none fails.

@@ -1253,11 +1253,12 @@ abstract class LedgerContractTests {
 
 	@Test
 	void threadsRacingOnNewKeysOfAToolWhoseCallsAreMostlyRepeatsGetExactlyOneWinnerPerKey() throws Exception {
+		CountingDataSource counting = new CountingDataSource(this.dataSource);
+		JdbcLedger ledger = new JdbcLedger(counting, TABLE, Redaction.defaults());
 		ClaimRequest repeated = request("warm", ARGUMENTS);
-		this.ledger.recordSucceeded(won(this.ledger.claim(repeated)), null);
-		for (int i = 0; i < RepeatedTools.WINDOW; i++) {
-			this.ledger.claim(repeated);
-		}
+		ledger.recordSucceeded(won(ledger.claim(repeated)), null);
+		repeatUntilReadFirst(ledger, repeated);
+		counting.reset();
 		int threads = 16;
 		Map<IdempotencyKey, AtomicInteger> winners = new ConcurrentHashMap<>();
 		Map<IdempotencyKey, AtomicInteger> answered = new ConcurrentHashMap<>();
@@ -1266,11 +1267,11 @@ abstract class LedgerContractTests {
 		// or by a claim after a read that found nothing, finds the winner's row: the tool stays read first.
 		inRounds(threads, 40, (run, thread) -> {
 			ClaimRequest shared = request(run, ARGUMENTS);
-			Claim claim = this.ledger.claim(shared);
+			Claim claim = ledger.claim(shared);
 			answered.computeIfAbsent(shared.key(), (k) -> new AtomicInteger()).incrementAndGet();
 			if (claim instanceof Claim.Won won) {
 				winners.computeIfAbsent(shared.key(), (k) -> new AtomicInteger()).incrementAndGet();
-				this.ledger.recordSucceeded(won, null);
+				ledger.recordSucceeded(won, null);
 			}
 			else {
 				assertThat(claim).isInstanceOfAny(Claim.InProgress.class, Claim.Replay.class);
@@ -1281,6 +1282,9 @@ abstract class LedgerContractTests {
 		assertThat(winners).hasSize(40);
 		assertThat(winners.values()).allSatisfy((count) -> assertThat(count.get()).isEqualTo(1));
 		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE, Integer.class)).isEqualTo(41);
+		// Every claim read first: a read for each, before any claim statement of it.
+		assertThat(counting.statements()).filteredOn((statement) -> statement.startsWith("SELECT"))
+			.hasSizeGreaterThanOrEqualTo(threads * 40);
 	}
 
 	@Test
