@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.LocalDate;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -46,6 +47,8 @@ public class KeyDerivationBenchmark {
 
 	private Map<String, Object> arguments;
 
+	private Map<String, Object> plainArguments;
+
 	private byte[] canonical;
 
 	@Setup
@@ -58,6 +61,17 @@ public class KeyDerivationBenchmark {
 		this.arguments = Map.of("request", new QuoteRequest("Henderson Industrial", "4471", " SKU-4411", 200, 19.99,
 				"EUR", LocalDate.of(2026, 12, 18), false, "Customer asked for the usual pallet packing",
 				"buyer@henderson.example"));
+		this.plainArguments = new LinkedHashMap<>();
+		this.plainArguments.put("accountName", "Henderson Industrial");
+		this.plainArguments.put("accountId", "4471");
+		this.plainArguments.put("sku", " SKU-4411");
+		this.plainArguments.put("quantity", 200);
+		this.plainArguments.put("unitPrice", 19.99);
+		this.plainArguments.put("currency", "EUR");
+		this.plainArguments.put("deliverBy", "2026-12-18");
+		this.plainArguments.put("expedite", false);
+		this.plainArguments.put("note", "Customer asked for the usual pallet packing");
+		this.plainArguments.put("contactEmail", "buyer@henderson.example");
 		this.canonical = IdempotencyKeys.canonicalJson(TOOL, this.argumentsJson, RUN).getBytes(StandardCharsets.UTF_8);
 	}
 
@@ -69,6 +83,15 @@ public class KeyDerivationBenchmark {
 	@Benchmark
 	public IdempotencyKey fromJavaRecord() {
 		return IdempotencyKeys.derive(TOOL, this.arguments, RUN);
+	}
+
+	/**
+	 * A call as the advice prepares it, its arguments plain values (strings, numbers, booleans), as most tool
+	 * methods take them: the key and the arguments' JSON to store.
+	 */
+	@Benchmark
+	public CanonicalCall preparedFromPlainValues() {
+		return IdempotencyKeys.canonicalise(TOOL, this.plainArguments, RUN, IdempotencyKeys.DEFAULT_MAX_ARGUMENTS_BYTES);
 	}
 
 	@Benchmark

@@ -1,6 +1,10 @@
 package io.idempotency.key;
 
+import java.io.Writer;
+import java.util.Map;
+
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.StreamReadFeature;
@@ -115,12 +119,82 @@ final class ArgumentsMapper {
 		return MAPPER.writeValueAsString(arguments);
 	}
 
+	/**
+	 * {@linkplain Canonicaliser#isPlain Plain} arguments as JSON text, written from the values themselves: what
+	 * {@link #write(JsonNode)} writes for their tree.
+	 */
+	static String write(Map<String, ?> plainArguments) {
+		TextWriter text = new TextWriter();
+		try (JsonGenerator json = MAPPER.createGenerator(text)) {
+			json.writeStartObject();
+			for (Map.Entry<String, ?> argument : plainArguments.entrySet()) {
+				json.writeName(argument.getKey());
+				Object value = argument.getValue();
+				if (value == null) {
+					json.writeNull();
+				}
+				else if (value instanceof String string) {
+					json.writeString(string);
+				}
+				else if (value instanceof Integer number) {
+					json.writeNumber(number.intValue());
+				}
+				else if (value instanceof Long number) {
+					json.writeNumber(number.longValue());
+				}
+				else if (value instanceof Double number) {
+					json.writeNumber(number.doubleValue());
+				}
+				else {
+					json.writeBoolean((Boolean) value);
+				}
+			}
+			json.writeEndObject();
+		}
+		return text.toString();
+	}
+
 	static JsonMapper storedArgumentsMapper() {
 		return STORED_MAPPER;
 	}
 
 	private static String notValid(ArgumentPath path) {
 		return ((path == ArgumentPath.ROOT) ? "are" : "is") + " not valid JSON: ";
+	}
+
+	/** Text written on one thread: a {@code StringWriter} without its lock. */
+	private static final class TextWriter extends Writer {
+
+		private final StringBuilder text = new StringBuilder(128);
+
+		@Override
+		public void write(char[] chars, int offset, int length) {
+			this.text.append(chars, offset, length);
+		}
+
+		@Override
+		public void write(String string, int offset, int length) {
+			this.text.append(string, offset, offset + length);
+		}
+
+		@Override
+		public void write(int c) {
+			this.text.append((char) c);
+		}
+
+		@Override
+		public void flush() {
+		}
+
+		@Override
+		public void close() {
+		}
+
+		@Override
+		public String toString() {
+			return this.text.toString();
+		}
+
 	}
 
 }

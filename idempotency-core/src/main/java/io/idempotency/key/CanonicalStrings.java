@@ -59,8 +59,14 @@ final class CanonicalStrings {
 	 */
 	static void write(String value, StringBuilder out) {
 		out.append('"');
+		// Runs of characters written as themselves are appended whole: most strings are one such run.
+		int run = 0;
 		for (int i = 0; i < value.length(); i++) {
 			char c = value.charAt(i);
+			if (c >= 0x20 && c != '"' && c != '\\' && !Character.isSurrogate(c)) {
+				continue;
+			}
+			appendRun(value, run, i, out);
 			switch (c) {
 				case '"' -> out.append("\\\"");
 				case '\\' -> out.append("\\\\");
@@ -77,17 +83,25 @@ final class CanonicalStrings {
 							&& Character.isLowSurrogate(value.charAt(i + 1))) {
 						out.append(c).append(value.charAt(++i));
 					}
-					else if (Character.isSurrogate(c)) {
+					else {
 						throw new IllegalArgumentException(String.format(
 								"holds a lone surrogate U+%04X at index %d, which has no UTF-8 form", (int) c, i));
 					}
-					else {
-						out.append(c);
-					}
 				}
 			}
+			run = i + 1;
 		}
+		appendRun(value, run, value.length(), out);
 		out.append('"');
+	}
+
+	private static void appendRun(String value, int start, int end, StringBuilder out) {
+		if (start == 0 && end == value.length()) {
+			out.append(value);
+		}
+		else if (start < end) {
+			out.append(value, start, end);
+		}
 	}
 
 }

@@ -1,6 +1,7 @@
 package io.idempotency.key;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
@@ -16,6 +17,9 @@ import tools.jackson.databind.node.POJONode;
 final class Canonicaliser {
 
 	private static final String UNSTORABLE = "contains the character U+0000, which the ledger cannot store";
+
+	/** Members in canonical order: by name, in UTF-16 code units. */
+	private static final Comparator<Map.Entry<String, ?>> BY_NAME = Comparator.comparing(Map.Entry::getKey);
 
 	private final String tool;
 
@@ -42,6 +46,79 @@ final class Canonicaliser {
 		StringBuilder out = new StringBuilder(128);
 		out.append("{\"arguments\":");
 		write(arguments, ArgumentPath.ROOT, out);
+		return endEnvelope(out, runId);
+	}
+
+	/**
+	 * Whether every argument is a plain value: a string, an {@code int}, {@code long} or {@code double}, a
+	 * boolean, or {@code null}, each by a name. Most tool calls' arguments are; they are written without a tree.
+	 */
+	static boolean isPlain(Map<?, ?> arguments) {
+		for (Map.Entry<?, ?> argument : arguments.entrySet()) {
+			Object value = argument.getValue();
+			if (!(argument.getKey() instanceof String) || !(value == null || value instanceof String
+					|| value instanceof Integer || value instanceof Long || value instanceof Double
+					|| value instanceof Boolean)) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * The canonical envelope of {@linkplain #isPlain plain} arguments, written from the values themselves: the
+	 * text {@link #envelope(JsonNode, String)} writes for their tree, refused where that refuses.
+	 */
+	String envelope(Map<String, ?> plainArguments, String runId) {
+		List<Map.Entry<String, ?>> members = new ArrayList<>(plainArguments.size());
+		for (Map.Entry<String, ?> member : plainArguments.entrySet()) {
+			if (member.getValue() != null) {
+				members.add(member);
+			}
+		}
+		members.sort(BY_NAME);
+		StringBuilder out = new StringBuilder(128);
+		out.append("{\"arguments\":{");
+		for (int i = 0; i < members.size(); i++) {
+			String name = members.get(i).getKey();
+			if (i > 0) {
+				out.append(',');
+			}
+			writeMemberName(name, ArgumentPath.ROOT, out);
+			out.append(':');
+			writePlain(members.get(i).getValue(), name, out);
+		}
+		out.append('}');
+		return endEnvelope(out, runId);
+	}
+
+	private void writePlain(Object value, String name, StringBuilder out) {
+		try {
+			if (value instanceof String text) {
+				if (this.forStorage && text.indexOf('\u0000') >= 0) {
+					throw refused(ArgumentPath.ROOT.member(name), UNSTORABLE, null);
+				}
+				CanonicalStrings.write(CanonicalStrings.normalise(text), out);
+			}
+			else if (value instanceof Double number) {
+				out.append(CanonicalNumbers.plain(number.doubleValue()));
+			}
+			else if (value instanceof Number number) {
+				out.append(number.longValue());
+			}
+			else {
+				out.append(((Boolean) value).booleanValue());
+			}
+		}
+		catch (IllegalArgumentException ex) {
+			if (ex instanceof InvalidArgumentsException) {
+				throw ex;
+			}
+			throw refused(ArgumentPath.ROOT.member(name), ex.getMessage(), null);
+		}
+	}
+
+	private String endEnvelope(StringBuilder out, String runId) {
 		out.append(",\"runId\":");
 		writeName(runId, "runId", out);
 		out.append(",\"tool\":");
@@ -116,23 +193,27 @@ final class Canonicaliser {
 		out.append('{');
 		for (int i = 0; i < members.size(); i++) {
 			Map.Entry<String, JsonNode> member = members.get(i);
-			ArgumentPath memberPath = path.member(member.getKey());
-			if (this.forStorage && member.getKey().indexOf('\u0000') >= 0) {
-				throw refused(memberPath, "has a name that " + UNSTORABLE, null);
-			}
 			if (i > 0) {
 				out.append(',');
 			}
-			try {
-				CanonicalStrings.write(member.getKey(), out);
-			}
-			catch (IllegalArgumentException ex) {
-				throw refused(memberPath, "has a name that " + ex.getMessage(), null);
-			}
+			writeMemberName(member.getKey(), path, out);
 			out.append(':');
-			write(member.getValue(), memberPath, out);
+			write(member.getValue(), path.member(member.getKey()), out);
 		}
 		out.append('}');
+	}
+
+	/** A member's name as written, refused where it holds U+0000 (for storage) or a lone surrogate. */
+	private void writeMemberName(String name, ArgumentPath object, StringBuilder out) {
+		if (this.forStorage && name.indexOf('\u0000') >= 0) {
+			throw refused(object.member(name), "has a name that " + UNSTORABLE, null);
+		}
+		try {
+			CanonicalStrings.write(name, out);
+		}
+		catch (IllegalArgumentException ex) {
+			throw refused(object.member(name), "has a name that " + ex.getMessage(), null);
+		}
 	}
 
 	private void writeArray(JsonNode node, ArgumentPath path, StringBuilder out) {

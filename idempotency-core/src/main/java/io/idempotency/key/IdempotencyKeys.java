@@ -133,8 +133,7 @@ public final class IdempotencyKeys {
 			long maxArgumentsBytes, KeyArguments keyArguments) {
 		Canonicaliser canonicaliser = new Canonicaliser(requireText(tool, "tool"), true);
 		requireText(runId, "runId");
-		return canonicalise(canonicaliser, ArgumentsMapper.valueToTree(argumentsOf(method, args), canonicaliser),
-				runId, maxArgumentsBytes, keyArguments);
+		return canonicalise(canonicaliser, argumentsOf(method, args), runId, maxArgumentsBytes, keyArguments);
 	}
 
 	/**
@@ -161,8 +160,7 @@ public final class IdempotencyKeys {
 			throw canonicaliser.refused(ArgumentPath.ROOT, "must be a map of parameter name to value, but are null",
 					null);
 		}
-		return canonicalise(canonicaliser, ArgumentsMapper.valueToTree(arguments, canonicaliser), runId,
-				maxArgumentsBytes, keyArguments);
+		return canonicalise(canonicaliser, arguments, runId, maxArgumentsBytes, keyArguments);
 	}
 
 	/**
@@ -193,6 +191,20 @@ public final class IdempotencyKeys {
 				maxArgumentsBytes, keyArguments);
 	}
 
+	/**
+	 * Arguments that are Java values by name: {@linkplain Canonicaliser#isPlain plain} ones, as most are, written
+	 * as they are; any others through their JSON tree. Both give the same key and text, and refuse alike.
+	 */
+	private static CanonicalCall canonicalise(Canonicaliser canonicaliser, Map<String, ?> arguments, String runId,
+			long maxArgumentsBytes, KeyArguments keyArguments) {
+		if (Objects.requireNonNull(keyArguments, "keyArguments").isAll() && Canonicaliser.isPlain(arguments)) {
+			return prepared(canonicaliser, canonicaliser.envelope(arguments, runId), ArgumentsMapper.write(arguments),
+					maxArgumentsBytes);
+		}
+		return canonicalise(canonicaliser, ArgumentsMapper.valueToTree(arguments, canonicaliser), runId,
+				maxArgumentsBytes, keyArguments);
+	}
+
 	private static CanonicalCall canonicalise(Canonicaliser canonicaliser, JsonNode arguments, String runId,
 			long maxArgumentsBytes, KeyArguments keyArguments) {
 		// The canonical form first: it refuses what is too deep, by path, before anything is written. Every
@@ -201,7 +213,12 @@ public final class IdempotencyKeys {
 		if (!Objects.requireNonNull(keyArguments, "keyArguments").isAll()) {
 			canonical = canonicaliser.envelope(keyArguments.select(arguments), runId);
 		}
-		String stored = ArgumentsMapper.write(arguments);
+		return prepared(canonicaliser, canonical, ArgumentsMapper.write(arguments), maxArgumentsBytes);
+	}
+
+	/** The call's key, of its canonical text, and its arguments to store, refused where they are too large. */
+	private static CanonicalCall prepared(Canonicaliser canonicaliser, String canonical, String stored,
+			long maxArgumentsBytes) {
 		long size = utf8Length(stored);
 		if (size > maxArgumentsBytes) {
 			throw canonicaliser.refused(ArgumentPath.ROOT, "take " + size + " bytes as JSON, more than the "
