@@ -1,7 +1,6 @@
 package io.idempotency.key;
 
 import java.io.Writer;
-import java.util.Map;
 
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonGenerator;
@@ -119,17 +118,14 @@ final class ArgumentsMapper {
 		return MAPPER.writeValueAsString(arguments);
 	}
 
-	/**
-	 * {@linkplain Canonicaliser#isPlain Plain} arguments as JSON text, written from the values themselves: what
-	 * {@link #write(JsonNode)} writes for their tree.
-	 */
-	static String write(Map<String, ?> plainArguments) {
+	/** Plain arguments as JSON text, written from the values themselves: what {@link #write(JsonNode)} writes for their tree. */
+	static String write(PlainArguments arguments) {
 		TextWriter text = new TextWriter();
 		try (JsonGenerator json = MAPPER.createGenerator(text)) {
 			json.writeStartObject();
-			for (Map.Entry<String, ?> argument : plainArguments.entrySet()) {
-				json.writeName(argument.getKey());
-				Object value = argument.getValue();
+			for (int i = 0; i < arguments.size(); i++) {
+				json.writeName(arguments.name(i));
+				Object value = arguments.value(i);
 				if (value == null) {
 					json.writeNull();
 				}

@@ -1,7 +1,7 @@
 package io.idempotency.key;
 
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -10,16 +10,13 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.POJONode;
 
 /**
- * Writes a tree of arguments in canonical JSON (key specification version 1, steps 1 and 3): null
- * members dropped, members ordered by name in UTF-16 code units, strings trimmed and in NFC, numbers
+ * Writes arguments in canonical JSON (key specification version 1, steps 1 and 3), from their tree or, for
+ * {@linkplain PlainArguments plain} ones, from their values: null members dropped, members ordered by name in UTF-16 code units, strings trimmed and in NFC, numbers
  * plain, no white space.
  */
 final class Canonicaliser {
 
 	private static final String UNSTORABLE = "contains the character U+0000, which the ledger cannot store";
-
-	/** Members in canonical order: by name, in UTF-16 code units. */
-	private static final Comparator<Map.Entry<String, ?>> BY_NAME = Comparator.comparing(Map.Entry::getKey);
 
 	private final String tool;
 
@@ -50,43 +47,35 @@ final class Canonicaliser {
 	}
 
 	/**
-	 * Whether every argument is a plain value: a string, an {@code int}, {@code long} or {@code double}, a
-	 * boolean, or {@code null}, each by a name. Most tool calls' arguments are; they are written without a tree.
+	 * The canonical envelope of plain arguments, written from the values themselves: the text
+	 * {@link #envelope(JsonNode, String)} writes for their tree, refused where that refuses.
 	 */
-	static boolean isPlain(Map<?, ?> arguments) {
-		for (Map.Entry<?, ?> argument : arguments.entrySet()) {
-			Object value = argument.getValue();
-			if (!(argument.getKey() instanceof String) || !(value == null || value instanceof String
-					|| value instanceof Integer || value instanceof Long || value instanceof Double
-					|| value instanceof Boolean)) {
-				return false;
+	String envelope(PlainArguments arguments, String runId) {
+		int[] present = new int[arguments.size()];
+		int count = 0;
+		for (int i = 0; i < arguments.size(); i++) {
+			if (arguments.value(i) != null) {
+				present[count++] = i;
+			}
+			else {
+				requireStorableName(arguments.name(i), ArgumentPath.ROOT);
 			}
 		}
-		return true;
-	}
-
-	/**
-	 * The canonical envelope of {@linkplain #isPlain plain} arguments, written from the values themselves: the
-	 * text {@link #envelope(JsonNode, String)} writes for their tree, refused where that refuses.
-	 */
-	String envelope(Map<String, ?> plainArguments, String runId) {
-		List<Map.Entry<String, ?>> members = new ArrayList<>(plainArguments.size());
-		for (Map.Entry<String, ?> member : plainArguments.entrySet()) {
-			if (member.getValue() != null) {
-				members.add(member);
-			}
+		Integer[] byName = new Integer[count];
+		for (int i = 0; i < count; i++) {
+			byName[i] = present[i];
 		}
-		members.sort(BY_NAME);
+		Arrays.sort(byName, (a, b) -> arguments.name(a).compareTo(arguments.name(b)));
 		StringBuilder out = new StringBuilder(128);
 		out.append("{\"arguments\":{");
-		for (int i = 0; i < members.size(); i++) {
-			String name = members.get(i).getKey();
+		for (int i = 0; i < count; i++) {
+			String name = arguments.name(byName[i]);
 			if (i > 0) {
 				out.append(',');
 			}
 			writeMemberName(name, ArgumentPath.ROOT, out);
 			out.append(':');
-			writePlain(members.get(i).getValue(), name, out);
+			writePlain(arguments.value(byName[i]), name, out);
 		}
 		out.append('}');
 		return endEnvelope(out, runId);
@@ -188,6 +177,9 @@ final class Canonicaliser {
 			if (!isAbsent(member.getValue())) {
 				members.add(member);
 			}
+			else {
+				requireStorableName(member.getKey(), path);
+			}
 		}
 		members.sort(Map.Entry.comparingByKey());
 		out.append('{');
@@ -201,6 +193,16 @@ final class Canonicaliser {
 			write(member.getValue(), path.member(member.getKey()), out);
 		}
 		out.append('}');
+	}
+
+	/**
+	 * A member left out of the canonical form (its value is null) is still stored, by its name: refused where
+	 * the name holds U+0000 or a lone surrogate, which the ledger cannot store, as a member written is.
+	 */
+	private void requireStorableName(String name, ArgumentPath object) {
+		if (this.forStorage) {
+			writeMemberName(name, object, new StringBuilder(name.length() + 2));
+		}
 	}
 
 	/** A member's name as written, refused where it holds U+0000 (for storage) or a lone surrogate. */

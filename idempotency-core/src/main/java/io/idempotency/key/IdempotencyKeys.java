@@ -192,13 +192,15 @@ public final class IdempotencyKeys {
 	}
 
 	/**
-	 * Arguments that are Java values by name: {@linkplain Canonicaliser#isPlain plain} ones, as most are, written
-	 * as they are; any others through their JSON tree. Both give the same key and text, and refuse alike.
+	 * Arguments that are Java values by name: {@linkplain PlainArguments plain} ones, as most are, written as
+	 * they are; any others through their JSON tree. Both give the same key and text, and refuse alike.
 	 */
 	private static CanonicalCall canonicalise(Canonicaliser canonicaliser, Map<String, ?> arguments, String runId,
 			long maxArgumentsBytes, KeyArguments keyArguments) {
-		if (Objects.requireNonNull(keyArguments, "keyArguments").isAll() && Canonicaliser.isPlain(arguments)) {
-			return prepared(canonicaliser, canonicaliser.envelope(arguments, runId), ArgumentsMapper.write(arguments),
+		PlainArguments plain = Objects.requireNonNull(keyArguments, "keyArguments").isAll()
+				? PlainArguments.of(arguments) : null;
+		if (plain != null) {
+			return prepared(canonicaliser, canonicaliser.envelope(plain, runId), ArgumentsMapper.write(plain),
 					maxArgumentsBytes);
 		}
 		return canonicalise(canonicaliser, ArgumentsMapper.valueToTree(arguments, canonicaliser), runId,

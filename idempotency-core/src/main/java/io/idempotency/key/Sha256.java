@@ -9,7 +9,7 @@ final class Sha256 {
 
 	private static final HexFormat HEX = HexFormat.of();
 
-	/** Copied for each digest: a copy costs less than the provider's lookup, and shares no state. */
+	/** Copied for each digest, rather than looked up among the providers each time; a copy shares no state. */
 	private static final MessageDigest PROTOTYPE = digest();
 
 	private Sha256() {

@@ -1,14 +1,17 @@
 package io.idempotency.ledger;
 
+import java.lang.reflect.Type;
+import java.util.Map;
 import java.util.Set;
 
 import io.idempotency.key.IdempotencyKeys;
 import io.idempotency.ledger.Redaction;
 import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JavaType;
+import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.ResolvableType;
+import org.springframework.util.ConcurrentReferenceHashMap;
 
 /**
  * Stores tool results as JSON and reads them back as the tool's declared (generic) result type, with the
@@ -22,6 +25,9 @@ public final class ResultCodec {
 	private final JsonMapper mapper;
 
 	private final long maxResultBytes;
+
+	/** A reader for each result type read back, with its deserializer found once; held softly. */
+	private final Map<Type, ObjectReader> readers = new ConcurrentReferenceHashMap<>();
 
 	public ResultCodec(JsonMapper mapper, long maxResultBytes) {
 		this.mapper = mapper;
@@ -91,9 +97,10 @@ public final class ResultCodec {
 		if (json == null || void.class.equals(type.resolve()) || Void.class.equals(type.resolve())) {
 			return null;
 		}
-		JavaType javaType = this.mapper.getTypeFactory().constructType(type.getType());
 		try {
-			return this.mapper.readValue(json, javaType);
+			return this.readers.computeIfAbsent(type.getType(),
+					(resultType) -> this.mapper.readerFor(this.mapper.getTypeFactory().constructType(resultType)))
+				.readValue(json);
 		}
 		catch (JacksonException ex) {
 			throw new UnreadableResultException("The stored result cannot be read back as " + type + ": "

@@ -2,11 +2,14 @@ package io.idempotency.key;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -43,7 +46,7 @@ class PlainArgumentsTest {
 			for (int m = 0; m < members; m++) {
 				arguments.put(text(random, 6), value(random));
 			}
-			assertThat(Canonicaliser.isPlain(arguments)).isTrue();
+			assertThat(PlainArguments.of(arguments)).isNotNull();
 			assertSameAsTheTree(arguments, "seed " + seed + ", arguments " + arguments);
 		}
 	}
@@ -63,13 +66,64 @@ class PlainArgumentsTest {
 
 	@Test
 	void argumentsOfOtherTypesAreNotPlain() {
-		assertThat(Canonicaliser.isPlain(Map.of("quantity", 200.0f))).isFalse();
-		assertThat(Canonicaliser.isPlain(Map.of("quantity", (short) 2))).isFalse();
-		assertThat(Canonicaliser.isPlain(Map.of("quantity", new BigDecimal("2.50")))).isFalse();
-		assertThat(Canonicaliser.isPlain(Map.of("tags", List.of("a")))).isFalse();
-		assertThat(Canonicaliser.isPlain(Map.of("address", Map.of("city", "Lyon")))).isFalse();
-		assertThat(Canonicaliser.isPlain(Map.of(1, "one"))).isFalse();
-		assertThat(Canonicaliser.isPlain(Map.of("sku", "SKU-4411", "quantity", 200, "expedite", true))).isTrue();
+		assertThat(PlainArguments.of(Map.of("quantity", 200.0f))).isNull();
+		assertThat(PlainArguments.of(Map.of("quantity", (short) 2))).isNull();
+		assertThat(PlainArguments.of(Map.of("quantity", new BigDecimal("2.50")))).isNull();
+		assertThat(PlainArguments.of(Map.of("tags", List.of("a")))).isNull();
+		assertThat(PlainArguments.of(Map.of("address", Map.of("city", "Lyon")))).isNull();
+		assertThat(PlainArguments.of(Map.of(1, "one"))).isNull();
+		assertThat(PlainArguments.of(Map.of("sku", "SKU-4411", "quantity", 200, "expedite", true))).isNotNull();
+		assertThat(PlainArguments.of(Map.of("sku", "SKU-4411"))).isNotNull();
+		assertThat(PlainArguments.of(Map.of())).isNotNull();
+		assertThat(PlainArguments.of(new HashMap<>(Map.of("sku", "SKU-4411")))).isNotNull();
+	}
+
+	/** A map not of the JDK's own may mean more than its entries: its tree says what, as before. */
+	@Test
+	void aMapOfAnotherClassGivesWhatItsTreeGives() {
+		Map<String, Object> identical = new IdentityHashMap<>();
+		identical.put(new String("sku"), "A");
+		identical.put(new String("sku"), "B");
+		assertThat(PlainArguments.of(identical)).isNull();
+		assertSameAsTheTree(identical, "names equal but not identical");
+
+		Annotated annotated = new Annotated();
+		annotated.put("sku", "SKU-4411");
+		annotated.put("internal", "x");
+		assertThat(PlainArguments.of(annotated)).isNull();
+		assertSameAsTheTree(annotated, "a map whose class Jackson is told to write without a name");
+		assertThat(IdempotencyKeys.canonicalise(TOOL, annotated, RUN, Long.MAX_VALUE).arguments())
+			.isEqualTo("{\"sku\":\"SKU-4411\"}");
+	}
+
+	/**
+	 * A member whose value is null is left out of the key but stored by its name: a name the ledger cannot
+	 * store is refused, on either path, as it is where the member has a value.
+	 */
+	@Test
+	void aNullMemberWhoseNameCannotBeStoredIsRefused() {
+		for (String name : List.of("no\u0000te", "no\uD83Dte")) {
+			Map<String, Object> plain = new LinkedHashMap<>();
+			plain.put("sku", "SKU-4411");
+			plain.put(name, null);
+			assertThatExceptionOfType(InvalidArgumentsException.class)
+				.isThrownBy(() -> IdempotencyKeys.canonicalise(TOOL, plain, RUN, Long.MAX_VALUE))
+				.withMessageContaining("has a name that");
+			Map<String, Object> nested = Map.of("order", Map.of("lines", List.of(1)), "address", plain);
+			assertThatExceptionOfType(InvalidArgumentsException.class)
+				.isThrownBy(() -> IdempotencyKeys.canonicalise(TOOL, nested, RUN, Long.MAX_VALUE))
+				.withMessageContaining("has a name that");
+			// Not stored, the key alone: the member is absent from it, and nothing is refused.
+			assertThat(IdempotencyKeys.derive(TOOL, plain, RUN)).isEqualTo(IdempotencyKeys.derive(TOOL,
+					Map.of("sku", "SKU-4411"), RUN));
+		}
+	}
+
+	@JsonIgnoreProperties("internal")
+	static final class Annotated extends LinkedHashMap<String, Object> {
+
+		private static final long serialVersionUID = 1L;
+
 	}
 
 	/** The specification's vectors whose arguments read as plain Java values give the vector's key. */
@@ -86,7 +140,7 @@ class PlainArgumentsTest {
 		catch (RuntimeException notAnObject) {
 			return;
 		}
-		if (!Canonicaliser.isPlain(arguments)) {
+		if (PlainArguments.of(arguments) == null) {
 			return;
 		}
 		assertThat(IdempotencyKeys.canonicalise(vector.tool(), arguments, vector.runId(), Long.MAX_VALUE).key().value())
@@ -105,7 +159,7 @@ class PlainArgumentsTest {
 			.withMessageContaining("take " + size + " bytes as JSON, more than the " + (size - 1) + " allowed");
 	}
 
-	private static void assertSameAsTheTree(Map<String, Object> arguments, String description) {
+	private static void assertSameAsTheTree(Map<String, ?> arguments, String description) {
 		String treeCanonical = null;
 		String treeStored = null;
 		String treeRefusal = null;
@@ -127,7 +181,6 @@ class PlainArgumentsTest {
 			return;
 		}
 		assertThat(treeRefusal).as(description).isNull();
-		assertThat(canonicaliser.envelope(arguments, RUN)).as(description).isEqualTo(treeCanonical);
 		assertThat(plain.arguments()).as(description).isEqualTo(treeStored);
 		assertThat(plain.key().value()).as(description).isEqualTo(Sha256.hex(treeCanonical.getBytes(StandardCharsets.UTF_8)));
 	}
