@@ -113,6 +113,11 @@ class PlainArgumentsTest {
 			assertThatExceptionOfType(InvalidArgumentsException.class)
 				.isThrownBy(() -> IdempotencyKeys.canonicalise(TOOL, nested, RUN, Long.MAX_VALUE))
 				.withMessageContaining("has a name that");
+			String json = "{\"sku\":\"SKU-4411\",\"" + (name.contains("\u0000") ? "no\\u0000te" : "no\\ud83dte")
+					+ "\":null}";
+			assertThatExceptionOfType(InvalidArgumentsException.class)
+				.isThrownBy(() -> IdempotencyKeys.canonicalise(TOOL, json, RUN, Long.MAX_VALUE))
+				.withMessageContaining("has a name that");
 			// Not stored, the key alone: the member is absent from it, and nothing is refused.
 			assertThat(IdempotencyKeys.derive(TOOL, plain, RUN)).isEqualTo(IdempotencyKeys.derive(TOOL,
 					Map.of("sku", "SKU-4411"), RUN));
