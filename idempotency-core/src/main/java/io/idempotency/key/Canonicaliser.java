@@ -1,7 +1,7 @@
 package io.idempotency.key;
 
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
@@ -11,8 +11,8 @@ import tools.jackson.databind.node.POJONode;
 
 /**
  * Writes arguments in canonical JSON (key specification version 1, steps 1 and 3), from their tree or, for
- * {@linkplain PlainArguments plain} ones, from their values: null members dropped, members ordered by name in UTF-16 code units, strings trimmed and in NFC, numbers
- * plain, no white space.
+ * {@linkplain PlainArguments plain} ones, from their values: null members dropped, members ordered by name in
+ * UTF-16 code units, strings trimmed and in NFC, numbers plain, no white space.
  */
 final class Canonicaliser {
 
@@ -51,31 +51,26 @@ final class Canonicaliser {
 	 * {@link #envelope(JsonNode, String)} writes for their tree, refused where that refuses.
 	 */
 	String envelope(PlainArguments arguments, String runId) {
-		int[] present = new int[arguments.size()];
-		int count = 0;
+		List<Integer> byName = new ArrayList<>(arguments.size());
 		for (int i = 0; i < arguments.size(); i++) {
 			if (arguments.value(i) != null) {
-				present[count++] = i;
+				byName.add(i);
 			}
 			else {
 				requireStorableName(arguments.name(i), ArgumentPath.ROOT);
 			}
 		}
-		Integer[] byName = new Integer[count];
-		for (int i = 0; i < count; i++) {
-			byName[i] = present[i];
-		}
-		Arrays.sort(byName, (a, b) -> arguments.name(a).compareTo(arguments.name(b)));
+		byName.sort(Comparator.comparing(arguments::name));
 		StringBuilder out = new StringBuilder(128);
 		out.append("{\"arguments\":{");
-		for (int i = 0; i < count; i++) {
-			String name = arguments.name(byName[i]);
+		for (int i = 0; i < byName.size(); i++) {
+			String name = arguments.name(byName.get(i));
 			if (i > 0) {
 				out.append(',');
 			}
 			writeMemberName(name, ArgumentPath.ROOT, out);
 			out.append(':');
-			writePlain(arguments.value(byName[i]), name, out);
+			writePlain(arguments.value(byName.get(i)), name, out);
 		}
 		out.append('}');
 		return endEnvelope(out, runId);
