@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -159,7 +160,7 @@ final class OwnTransactions {
 	}
 
 	private <T> T onOwnConnection(Supplier<T> statements) {
-		Connection connection = DataSourceUtils.getConnection(this.dataSource);
+		Connection connection = ownConnection();
 		TransactionSynchronizationManager.bindResource(this.dataSource, new ConnectionHolder(connection));
 		boolean autoCommit = true;
 		try {
@@ -180,7 +181,36 @@ final class OwnTransactions {
 		}
 		finally {
 			TransactionSynchronizationManager.unbindResource(this.dataSource);
-			DataSourceUtils.releaseConnection(connection, this.dataSource);
+			release(connection);
+		}
+	}
+
+	/**
+	 * A connection from the pool, outside any transaction: as {@link DataSourceUtils#getConnection} gives one there,
+	 * without its lookup of a transaction's connection (there is none, as {@link #committed} checked) and its
+	 * debug message, written through the logging bridge on every call.
+	 */
+	private Connection ownConnection() {
+		Connection connection;
+		try {
+			connection = this.dataSource.getConnection();
+		}
+		catch (SQLException ex) {
+			throw new CannotGetJdbcConnectionException("Failed to obtain JDBC Connection", ex);
+		}
+		if (connection == null) {
+			throw new IllegalStateException("DataSource returned null from getConnection(): " + this.dataSource);
+		}
+		return connection;
+	}
+
+	/** Gives the connection back, as {@link DataSourceUtils#releaseConnection} does once it is no longer bound. */
+	private void release(Connection connection) {
+		try {
+			DataSourceUtils.doCloseConnection(connection, this.dataSource);
+		}
+		catch (SQLException | RuntimeException ex) {
+			logger.atDebug().setCause(ex).log("Could not close the idempotency ledger's JDBC connection");
 		}
 	}
 

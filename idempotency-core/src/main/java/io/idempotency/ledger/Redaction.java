@@ -6,7 +6,9 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import tools.jackson.core.io.JsonStringEncoder;
 
@@ -56,8 +58,13 @@ public final class Redaction {
 
 	private final Names names;
 
+	/** The configured names alone, without the likely-credential rule: what a result may not name. */
+	private final Names listed;
+
 	private Redaction(Collection<String> names, boolean likelyCredentials) {
-		this.names = new Names(normalise(names), likelyCredentials);
+		Set<String> exact = normalise(names);
+		this.names = new Names(exact, likelyCredentials, true);
+		this.listed = new Names(exact, false, true);
 	}
 
 	/**
@@ -83,14 +90,52 @@ public final class Redaction {
 		return new Redaction(List.of(), false);
 	}
 
-	/** Normalised names redacted whole, and whether names that are likely credentials are redacted too. */
-	private record Names(Set<String> exact, boolean likelyCredentials) {
+	/**
+	 * Normalised names redacted whole, whether names that are likely credentials are redacted too, and, for the
+	 * configured set, the answers given so far: a ledger meets the same few names (its tools' parameters and
+	 * results' members) on every call.
+	 */
+	private static final class Names {
+
+		/** How many names' answers a configured set keeps, at most; further names are decided each time. */
+		private static final int REMEMBERED_NAMES = 1024;
+
+		/** The longest name whose answer is kept: a model may send any text as a name. */
+		private static final int REMEMBERED_LENGTH = 64;
+
+		private final Set<String> exact;
+
+		private final boolean likelyCredentials;
+
+		/** Each name's answer, by the name as it was given; {@code null} for a call's own set, kept by nothing. */
+		private final Map<String, Boolean> answers;
+
+		private Names(Set<String> exact, boolean likelyCredentials, boolean remembering) {
+			this.exact = exact;
+			this.likelyCredentials = likelyCredentials;
+			this.answers = remembering ? new ConcurrentHashMap<>() : null;
+		}
 
 		boolean isEmpty() {
 			return this.exact.isEmpty() && !this.likelyCredentials;
 		}
 
 		boolean matches(String name) {
+			if (this.answers == null || name.length() > REMEMBERED_LENGTH) {
+				return decide(name);
+			}
+			Boolean known = this.answers.get(name);
+			if (known != null) {
+				return known;
+			}
+			boolean answer = decide(name);
+			if (this.answers.size() < REMEMBERED_NAMES) {
+				this.answers.put(name, answer);
+			}
+			return answer;
+		}
+
+		private boolean decide(String name) {
 			String normalised = normalise(name);
 			if (this.exact.contains(normalised)) {
 				return true;
@@ -106,13 +151,14 @@ public final class Redaction {
 			return normalised.contains(LIKELY_CREDENTIAL_PART);
 		}
 
+		/** These names and the ones a call marks sensitive. */
 		Names with(Set<String> sensitiveNames) {
 			if (sensitiveNames.isEmpty()) {
 				return this;
 			}
 			Set<String> names = new HashSet<>(this.exact);
 			names.addAll(normalise(sensitiveNames));
-			return new Names(names, this.likelyCredentials);
+			return new Names(names, this.likelyCredentials, false);
 		}
 
 	}
@@ -152,7 +198,7 @@ public final class Redaction {
 	 * @throws IllegalArgumentException if the text is not valid JSON
 	 */
 	public boolean namesAListedSecret(String json, Set<String> sensitiveNames) {
-		return RedactionWalk.namesAnyInText(json, new Names(this.names.exact(), false).with(sensitiveNames)::matches);
+		return RedactionWalk.namesAnyInText(json, this.listed.with(sensitiveNames)::matches);
 	}
 
 	/**

@@ -46,6 +46,34 @@ class RedactionTest {
 		assertThat(Redaction.defaults().redacts("secretaryName")).isFalse();
 	}
 
+	/**
+	 * Each name's answer is kept for the names met again on every call; it is the same answer for a name met
+	 * once, met again, met after more names than are kept, and longer than a kept name may be.
+	 */
+	@Test
+	void aNameIsAnsweredAlikeFirstAgainAndBeyondTheNamesKept() {
+		Redaction redaction = Redaction.defaults();
+		String longSecret = "x".repeat(100) + "_token";
+		String longPlain = "x".repeat(100) + "_count";
+		for (int round = 0; round < 2; round++) {
+			for (int n = 0; n < 3000; n++) {
+				assertThat(redaction.redacts("field" + n)).isFalse();
+				assertThat(redaction.redacts("field" + n + "_secret")).isTrue();
+			}
+			assertThat(redaction.redacts(longSecret)).isTrue();
+			assertThat(redaction.redacts(longPlain)).isFalse();
+			assertThat(redaction.redact("{\"accessToken\":\"t-1\",\"name\":\"n\"}", Set.of()))
+				.isEqualTo("{\"accessToken\":\"[REDACTED]\",\"name\":\"n\"}");
+			// A name a call marks sensitive is that call's, never kept for the next.
+			assertThat(redaction.redact("{\"pin\":\"1234\"}", Set.of("pin"))).isEqualTo("{\"pin\":\"[REDACTED]\"}");
+			assertThat(redaction.redact("{\"pin\":\"1234\"}", Set.of())).isEqualTo("{\"pin\":\"1234\"}");
+			// A result is checked against the listed names alone: a name likely a credential is kept there.
+			assertThat(redaction.namesAListedSecret("{\"nextPageToken\":\"p\"}", Set.of())).isFalse();
+			assertThat(redaction.namesAListedSecret("{\"password\":\"p\"}", Set.of())).isTrue();
+			assertThat(redaction.namesASecret("{\"nextPageToken\":\"p\"}", Set.of())).isTrue();
+		}
+	}
+
 	@Test
 	void likelyCredentialsAreRedactedBesideAConfiguredList() {
 		Redaction redaction = Redaction.likelyCredentialsAnd(List.of("pin"));
