@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 import io.idempotency.key.IdempotencyKey;
@@ -38,7 +37,10 @@ final class ReplayCounter {
 
 	private final LongSupplier nanoTime;
 
-	private final Map<IdempotencyKey, LongAdder> pending = new ConcurrentHashMap<>();
+	/** A count taken by a drain: closed, and about to be removed. */
+	private static final long DRAINED = -1;
+
+	private final Map<IdempotencyKey, AtomicLong> pending = new ConcurrentHashMap<>();
 
 	/** When a flush first could not write each key's count ({@link System#nanoTime()}), until one writes it. */
 	private final Map<IdempotencyKey, Long> unwrittenSince = new ConcurrentHashMap<>();
@@ -65,27 +67,50 @@ final class ReplayCounter {
 	}
 
 	void record(IdempotencyKey key) {
-		// Atomic with drain's remove, so that no count lands in an adder already drained.
-		this.pending.compute(key, (k, count) -> {
+		add(key, 1, true);
+	}
+
+	/**
+	 * Adds replays to a key's count without a lock: a key whose calls are repeated by many threads at once (a
+	 * model looping on one tool) is counted by each with a compare-and-set, never waiting on a lock another
+	 * holds. A count {@linkplain #drain drained} meanwhile is closed for good, and the replays go to a new one.
+	 * @param bounded whether a new key's count is refused, and the replays dropped, once {@code capacity} keys
+	 * wait for a flush
+	 */
+	private void add(IdempotencyKey key, long replays, boolean bounded) {
+		for (;;) {
+			AtomicLong count = this.pending.get(key);
 			if (count == null) {
-				if (this.pending.size() >= this.capacity) {
-					this.dropped.incrementAndGet();
-					return null;
+				if (bounded && this.pending.size() >= this.capacity) {
+					this.dropped.addAndGet(replays);
+					return;
 				}
-				count = new LongAdder();
+				count = new AtomicLong(replays);
+				if (this.pending.putIfAbsent(key, count) == null) {
+					return;
+				}
+				continue;
 			}
-			count.increment();
-			return count;
-		});
+			long counted = count.get();
+			if (counted == DRAINED) {
+				// Taken by a drain, which removes it next: the replays go to a new count.
+				this.pending.remove(key, count);
+			}
+			else if (count.compareAndSet(counted, counted + replays)) {
+				return;
+			}
+		}
 	}
 
 	/** Takes every pending count; a replay recorded meanwhile is kept for the next drain. */
 	List<Pending> drain() {
 		List<Pending> drained = new ArrayList<>(this.pending.size());
-		for (IdempotencyKey key : this.pending.keySet()) {
-			LongAdder count = this.pending.remove(key);
-			if (count != null) {
-				drained.add(new Pending(key, count.sum()));
+		for (Map.Entry<IdempotencyKey, AtomicLong> pending : this.pending.entrySet()) {
+			// Closed as it is taken: a replay that finds it closed counts on a new one, never on this.
+			long replays = pending.getValue().getAndSet(DRAINED);
+			this.pending.remove(pending.getKey(), pending.getValue());
+			if (replays != DRAINED) {
+				drained.add(new Pending(pending.getKey(), replays));
 			}
 		}
 		return drained;
@@ -94,7 +119,7 @@ final class ReplayCounter {
 	/** Puts counts back after a flush failed, so that the next flush tries them again. */
 	void restore(List<Pending> counts) {
 		for (Pending count : counts) {
-			this.pending.computeIfAbsent(count.key(), (k) -> new LongAdder()).add(count.replays());
+			add(count.key(), count.replays(), false);
 		}
 	}
 
