@@ -198,8 +198,14 @@ final class OwnTransactions {
 		catch (SQLException ex) {
 			throw new CannotGetJdbcConnectionException("Failed to obtain JDBC Connection", ex);
 		}
+		catch (IllegalStateException ex) {
+			// A routing DataSource that finds no target for the thread throws it: the ledger is unavailable, as for
+			// a pool that cannot give a connection.
+			throw new CannotGetJdbcConnectionException("Failed to obtain JDBC Connection", ex);
+		}
 		if (connection == null) {
-			throw new IllegalStateException("DataSource returned null from getConnection(): " + this.dataSource);
+			throw new CannotGetJdbcConnectionException("Failed to obtain JDBC Connection",
+					new IllegalStateException("DataSource returned null from getConnection(): " + this.dataSource));
 		}
 		return connection;
 	}
@@ -209,7 +215,8 @@ final class OwnTransactions {
 		try {
 			DataSourceUtils.doCloseConnection(connection, this.dataSource);
 		}
-		catch (SQLException | RuntimeException ex) {
+		catch (Throwable ex) {
+			// As releaseConnection: a connection that fails to close fails nothing the statements did.
 			logger.atDebug().setCause(ex).log("Could not close the idempotency ledger's JDBC connection");
 		}
 	}

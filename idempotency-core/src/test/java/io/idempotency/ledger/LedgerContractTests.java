@@ -185,6 +185,56 @@ abstract class LedgerContractTests {
 		};
 	}
 
+	/**
+	 * A DataSource that cannot give a connection on this thread, whether it throws SQLException (a pool) or
+	 * IllegalStateException (a routing DataSource that finds no target for the thread's key), or returns null:
+	 * the claim fails as the ledger being unavailable, a data access failure, and claims nothing.
+	 */
+	@Test
+	void aDataSourceThatCannotGiveAConnectionLeavesTheLedgerUnavailableAndClaimsNothing() {
+		ThreadLocal<String> target = ThreadLocal.withInitial(() -> "ledger");
+		org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource routing =
+				new org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource() {
+					@Override
+					protected Object determineCurrentLookupKey() {
+						return target.get();
+					}
+				};
+		routing.setTargetDataSources(Map.of("ledger", this.dataSource));
+		routing.setLenientFallback(false);
+		routing.afterPropertiesSet();
+		java.util.concurrent.atomic.AtomicReference<String> failing = new java.util.concurrent.atomic.AtomicReference<>();
+		DataSource failingWhenTold = new DelegatingDataSource(routing) {
+			@Override
+			public Connection getConnection() throws SQLException {
+				if ("sql".equals(failing.get())) {
+					throw new SQLException("the pool is exhausted");
+				}
+				return "null".equals(failing.get()) ? null : super.getConnection();
+			}
+		};
+		JdbcLedger ledger = new JdbcLedger(failingWhenTold, TABLE, Redaction.defaults());
+		ClaimRequest request = request("r1", ARGUMENTS);
+
+		target.set("elsewhere");
+		assertThatExceptionOfType(org.springframework.jdbc.CannotGetJdbcConnectionException.class)
+			.isThrownBy(() -> ledger.claim(request))
+			.withRootCauseInstanceOf(IllegalStateException.class);
+		target.set("ledger");
+		failing.set("sql");
+		assertThatExceptionOfType(org.springframework.jdbc.CannotGetJdbcConnectionException.class)
+			.isThrownBy(() -> ledger.claim(request))
+			.withRootCauseInstanceOf(SQLException.class);
+		failing.set("null");
+		assertThatExceptionOfType(org.springframework.jdbc.CannotGetJdbcConnectionException.class)
+			.isThrownBy(() -> ledger.claim(request))
+			.withMessageContaining("Failed to obtain JDBC Connection");
+
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE, Integer.class)).isZero();
+		failing.set(null);
+		assertThat(ledger.claim(request)).isInstanceOf(Claim.Won.class);
+	}
+
 	@Test
 	void aClaimIsCommittedOnAPoolWithAutoCommitOff() {
 		JdbcLedger ledger = new JdbcLedger(withoutAutoCommit(), TABLE, Redaction.defaults());
